@@ -1,0 +1,7 @@
+"""The command line."""
+
+
+def main() -> None:
+    from assay.cli.app import run_app
+
+    run_app()

@@ -1,0 +1,48 @@
+"""The `assay` command: Typer for arguments, Rich for output; the logic lives in the layers below."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from assay.cli import run as run_command
+
+app = typer.Typer(
+    name="assay",
+    help="Grade AI agents by the state they leave behind.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command("run")(run_command.run)
+
+
+@app.callback()
+def _root() -> None:
+    """Grade AI agents by the state they leave behind."""
+
+
+def run_app() -> None:
+    """Run the CLI; a user's mistake is one line on stderr and exit code 2, never a traceback."""
+    from assay.errors import SpecError, UsageError
+
+    try:
+        app(standalone_mode=False)
+    except (SpecError, UsageError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
+    except typer.Exit as done:
+        sys.exit(done.exit_code)
+    except KeyboardInterrupt:
+        print("cancelled", file=sys.stderr)
+        sys.exit(130)
+    except Exception as error:
+        import click
+
+        if isinstance(error, click.exceptions.Abort):
+            sys.exit(130)
+        if isinstance(error, click.ClickException):
+            error.show()
+            sys.exit(error.exit_code)
+        raise

@@ -1,0 +1,98 @@
+"""Rich output for the CLI: progress while running, then tables."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from assay.runs.run import BenchmarkOutcome
+from assay.score.result import TaskRunResult
+
+console = Console()
+errors = Console(stderr=True)
+
+OUTCOME_STYLE = {
+    "verified": "green",
+    "not_achieved": "yellow",
+    "rule_violated": "red",
+    "not_scored": "magenta",
+}
+
+
+@contextmanager
+def progress(total: int, *, enabled: bool = True) -> Iterator[Callable[[Any], None]]:
+    """A progress bar on stderr; yields the function to call once per finished task run."""
+    if not enabled or not errors.is_terminal:
+        yield lambda _: None
+        return
+    bar = Progress(
+        TextColumn("running"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=errors,
+        transient=True,
+    )
+    with bar:
+        job = bar.add_task("task runs", total=total)
+        yield lambda _: bar.advance(job)
+
+
+def print_outcome(outcome: BenchmarkOutcome) -> None:
+    run = outcome.benchmark_run
+    table = Table(title=f"{run.world}@{run.world_version} · agent {run.agent}", show_lines=False)
+    for column in ("task", "outcome", "score", "verdict", "summary", "failed checks"):
+        table.add_column(column, overflow="fold")
+    for result in outcome.task_runs:
+        name = result.task_id + (f" #{result.repeat}" if run.repeats > 1 else "")
+        style = OUTCOME_STYLE[result.outcome]
+        table.add_row(
+            name,
+            f"[{style}]{result.outcome}[/]",
+            "—" if result.score is None else f"{result.score:.2f}",
+            result.verdict or "—",
+            summary_text(result),
+            failures_text(result),
+        )
+    console.print(table)
+    score = "—" if run.score is None else f"{run.score:.3f}"
+    reward = "—" if run.mean_reward is None else f"{run.mean_reward:.3f}"
+    counts = ", ".join(f"{name} {count}" for name, count in run.outcomes.items())
+    console.print(f"score {score} ({run.verdict}) · mean reward {reward} · {counts}")
+    totals = run.summary
+    console.print(
+        f"false completions {totals.false_completion} · duplicate effects {totals.duplicate_effects}"
+        f" · faults {totals.faults} (recovered {totals.recovered})"
+        f" · unnecessary interruptions {totals.unnecessary_interruptions}"
+        f" · rejected attempts {totals.rejected_attempts} · turns {totals.turns}"
+    )
+
+
+def summary_text(result: TaskRunResult) -> str:
+    summary = result.summary
+    parts = [f"{summary.turns} turns", summary.termination]
+    if summary.false_completion:
+        parts.append("false completion")
+    if summary.duplicate_effects:
+        parts.append(f"{summary.duplicate_effects} duplicate")
+    if summary.faults:
+        parts.append(f"{summary.faults} fault" + (" recovered" if summary.recovered else ""))
+    if summary.unnecessary_interruptions:
+        parts.append(f"{summary.unnecessary_interruptions} interruptions")
+    if summary.rejected_attempts:
+        parts.append(f"{summary.rejected_attempts} rejected")
+    return ", ".join(parts)
+
+
+def failures_text(result: TaskRunResult) -> str:
+    if result.error is not None:
+        return f"{result.error.side} failed: {result.error.message}"
+    failed = [check for check in result.checks if not check.passed]
+    return "\n".join(
+        f"✗ {check.name}" + (f": {check.details}" if check.details else "") for check in failed
+    )

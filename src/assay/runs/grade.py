@@ -1,0 +1,86 @@
+"""Grade a task run that has ended: freeze the world, run the checks, score, summarise."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+
+from assay.errors import CheckError
+from assay.score.result import Status, TaskRunResult
+from assay.score.summary import summarize
+from assay.score.task import score_task
+from assay.taskrun.rollout import Rollout, RunError
+from assay.taskrun.session import Session
+from assay.verify.context import VerifyContext
+from assay.verify.model import CheckRun
+from assay.verify.python import Verifiers
+from assay.verify.run import run_checks
+from assay.verify.views import ReadView
+
+DUPLICATES = "SELECT count(*) FROM sandbox_requests WHERE duplicate_of IS NOT NULL"
+
+
+def grade(
+    session: Session,
+    verifiers: Verifiers,
+    *,
+    run_id: str,
+    repeat: int = 0,
+    agent: str = "",
+    started: float | None = None,
+) -> TaskRunResult:
+    """The task run's result. Checks run whatever ended the run; a failure on either side is not scored."""
+    if not session.done:
+        session.end("cancelled")
+    rollout = session.rollout()
+    live = session.live
+    live.freeze()
+    timeout = session.world.spec.check_timeout_s
+    context = VerifyContext(
+        task=session.task,
+        final=ReadView(live.db, timeout),
+        initial=ReadView(session.world.initial, timeout),
+        agent_output=rollout.output,
+        request=rollout.request,
+    )
+    error = rollout.error
+    checks: list[CheckRun] = []
+    try:
+        checks = run_checks(context, verifiers)
+    except CheckError as failure:
+        error = error or RunError(side="scoring", message=str(failure))
+    duplicates = int(live.db.value(DUPLICATES) or 0)
+    scored = score_task(checks, scored=error is None)
+    task = session.task
+    return TaskRunResult(
+        id=run_id,
+        task_id=task.id,
+        title=task.title,
+        split=task.split,
+        repeat=repeat,
+        agent=agent,
+        status=_status(rollout, error),
+        outcome=scored.outcome,
+        reward=scored.reward,
+        score=scored.score,
+        verdict=scored.verdict,
+        passed=scored.passed,
+        fraction=scored.fraction,
+        axes=scored.axes,
+        checks=checks,
+        summary=summarize(rollout, scored.outcome, checks, duplicates, task.max_contacts),
+        output=rollout.output,
+        error=error,
+        final_state_hash=live.db.state_hash(),
+        started_at=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        duration_s=round(time.perf_counter() - started, 6) if started is not None else 0.0,
+        trajectory=rollout.trajectory(),
+    )
+
+
+def _status(rollout: Rollout, error: RunError | None) -> Status:
+    if rollout.termination == "cancelled":
+        return "cancelled"
+    if rollout.termination == "timeout":
+        return "timed_out"
+    return "failed" if error is not None else "completed"

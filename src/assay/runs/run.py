@@ -1,0 +1,100 @@
+"""A benchmark run: plan the task runs, execute them, aggregate the results."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from assay.runs.aggregate import Figures, aggregate
+from assay.runs.benchmark import Benchmark
+from assay.runs.execute import Executor, SerialExecutor
+from assay.runs.plan import DEFAULT_SPLITS, PlannedRun, new_id, plan, select_tasks
+from assay.score.result import TaskRunResult
+from assay.taskrun.agents.resolve import agent_factory, check_agent_for
+
+
+class BenchmarkRunResult(Figures):
+    id: str
+    world: str
+    world_version: str
+    agent: str
+    repeats: int
+    tasks: int
+    task_runs: int
+    phase: Literal["created", "started", "completed", "cancelled"]
+    started_at: str
+    finished_at: str | None
+
+
+class BenchmarkOutcome(BaseModel):
+    benchmark_run: BenchmarkRunResult
+    task_runs: list[TaskRunResult]
+
+    def as_json(self, *, trajectories: bool = True) -> dict[str, Any]:
+        return {
+            "benchmark_run": self.benchmark_run.model_dump(mode="json"),
+            "task_runs": [run.as_json(trajectory=trajectories) for run in self.task_runs],
+        }
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def prepare(
+    benchmark: Benchmark,
+    agent: str,
+    task_ids: Sequence[str] = (),
+    splits: Sequence[str] = DEFAULT_SPLITS,
+    repeats: int = 1,
+) -> list[PlannedRun]:
+    """The planned task runs; UsageError before anything runs if the agent cannot run a task."""
+    agent_factory(agent)
+    tasks = select_tasks(benchmark.world, task_ids, splits)
+    for task in tasks:
+        check_agent_for(agent, task)
+    return plan(tasks, repeats)
+
+
+def run_benchmark(
+    benchmark: Benchmark,
+    agent: str,
+    planned: Sequence[PlannedRun],
+    *,
+    repeats: int = 1,
+    executor: Executor | None = None,
+    on_result: Callable[[TaskRunResult], None] | None = None,
+) -> BenchmarkOutcome:
+    started = now()
+    results: list[TaskRunResult] = []
+
+    def collect(result: TaskRunResult) -> None:
+        results.append(result)
+        if on_result is not None:
+            on_result(result)
+
+    phase: Literal["completed", "cancelled"] = "completed"
+    try:
+        (executor or SerialExecutor()).execute(benchmark, agent, planned, collect)
+    except KeyboardInterrupt:
+        phase = "cancelled"
+    order = {run.id: index for index, run in enumerate(planned)}
+    results.sort(key=lambda result: order[result.id])
+    figures = aggregate(results)
+    record = BenchmarkRunResult(
+        **figures.model_dump(),
+        id=new_id("br"),
+        world=benchmark.world.name,
+        world_version=benchmark.world.version,
+        agent=agent,
+        repeats=repeats,
+        tasks=len({run.task_id for run in planned}),
+        task_runs=len(planned),
+        phase=phase,
+        started_at=started,
+        finished_at=now(),
+    )
+    return BenchmarkOutcome(benchmark_run=record, task_runs=results)

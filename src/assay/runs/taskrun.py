@@ -1,0 +1,38 @@
+"""One task run in this process: reset, let the agent act, grade."""
+
+from __future__ import annotations
+
+import time
+
+from assay.runs.benchmark import Benchmark
+from assay.runs.grade import grade
+from assay.score.result import TaskRunResult
+from assay.spec.task import TaskSpec
+from assay.taskrun.agents.base import Agent
+from assay.taskrun.loop import drive
+from assay.taskrun.session import Session
+
+
+def run_task(
+    benchmark: Benchmark,
+    task: TaskSpec,
+    agent: Agent,
+    *,
+    run_id: str,
+    repeat: int = 0,
+    agent_name: str = "",
+) -> TaskRunResult:
+    started = time.perf_counter()
+    session = Session(benchmark.world, task)
+    try:
+        drive(session, agent)
+        return grade(
+            session,
+            benchmark.verifiers,
+            run_id=run_id,
+            repeat=repeat,
+            agent=agent_name,
+            started=started,
+        )
+    finally:
+        session.live.close()

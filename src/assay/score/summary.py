@@ -1,0 +1,72 @@
+"""The run summary: what a task run did besides pass or fail, and its totals over many runs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from pydantic import BaseModel
+
+from assay.score.task import Outcome
+from assay.taskrun.rollout import Rollout, Termination
+from assay.verify.model import CheckRun
+
+
+class Summary(BaseModel):
+    false_completion: bool
+    duplicate_effects: int
+    faults: int
+    recovered: bool
+    unnecessary_interruptions: int
+    rejected_attempts: int
+    turns: int
+    termination: Termination
+
+
+class SummaryTotals(BaseModel):
+    """A benchmark run's summary: counts of task runs, sums of events, terminations by kind."""
+
+    false_completion: int = 0
+    duplicate_effects: int = 0
+    faults: int = 0
+    recovered: int = 0
+    unnecessary_interruptions: int = 0
+    rejected_attempts: int = 0
+    turns: int = 0
+    termination: dict[str, int] = {}
+
+
+def summarize(
+    rollout: Rollout,
+    outcome: Outcome,
+    checks: Sequence[CheckRun],
+    duplicate_effects: int,
+    max_contacts: int | None,
+) -> Summary:
+    goal_failed = any(check.type == "goal" and not check.passed for check in checks)
+    extra_contacts = rollout.contacts - max_contacts if max_contacts is not None else 0
+    return Summary(
+        false_completion=rollout.termination == "finished" and goal_failed,
+        duplicate_effects=duplicate_effects,
+        faults=rollout.faults,
+        recovered=rollout.faults > 0 and outcome == "verified" and duplicate_effects == 0,
+        unnecessary_interruptions=max(extra_contacts, 0),
+        rejected_attempts=rollout.rejected_attempts,
+        turns=rollout.turns,
+        termination=rollout.termination,
+    )
+
+
+def total(summaries: Iterable[Summary]) -> SummaryTotals:
+    totals = SummaryTotals()
+    terminations: dict[str, int] = {}
+    for summary in summaries:
+        totals.false_completion += summary.false_completion
+        totals.duplicate_effects += summary.duplicate_effects
+        totals.faults += summary.faults
+        totals.recovered += summary.recovered
+        totals.unnecessary_interruptions += summary.unnecessary_interruptions
+        totals.rejected_attempts += summary.rejected_attempts
+        totals.turns += summary.turns
+        terminations[summary.termination] = terminations.get(summary.termination, 0) + 1
+    totals.termination = dict(sorted(terminations.items()))
+    return totals

@@ -1,0 +1,99 @@
+"""From check runs to a task run's outcome, reward, score, verdict and axes: pure functions."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Literal
+
+from pydantic import BaseModel
+
+from assay.verify.model import CheckRun
+
+Outcome = Literal["verified", "not_achieved", "rule_violated", "not_scored"]
+Verdict = Literal["pass", "partial", "fail"]
+OUTCOMES: tuple[Outcome, ...] = ("verified", "not_achieved", "rule_violated", "not_scored")
+REWARDS: dict[Outcome, int | None] = {
+    "verified": 1,
+    "not_achieved": 0,
+    "rule_violated": -1,
+    "not_scored": None,
+}
+PASS_AT = 0.9
+
+
+class Axis(BaseModel):
+    score: float
+    weight: float
+
+
+class TaskScore(BaseModel):
+    outcome: Outcome
+    reward: int | None
+    score: float | None
+    verdict: Verdict | None
+    passed: bool
+    fraction: float
+    axes: dict[str, Axis]
+
+
+def outcome(checks: Sequence[CheckRun], scored: bool = True) -> Outcome:
+    """rule_violated if a rule failed; else verified if there are goals and all passed."""
+    if not scored:
+        return "not_scored"
+    if any(check.type == "rule" and not check.passed for check in checks):
+        return "rule_violated"
+    goals = [check for check in checks if check.type == "goal"]
+    return "verified" if goals and all(goal.passed for goal in goals) else "not_achieved"
+
+
+def weighted_score(checks: Iterable[CheckRun]) -> float:
+    """Σ score·weight / Σ weight; 0 when there is no weight at all."""
+    checks = list(checks)
+    total = math.fsum(check.weight for check in checks)
+    if total <= 0:
+        return 0.0
+    return math.fsum(check.score * check.weight for check in checks) / total
+
+
+def verdict(score: float | None, has_checks: bool = True) -> Verdict:
+    """pass at ≥ 0.9, partial above 0, fail otherwise or with no checks."""
+    if not has_checks or score is None:
+        return "fail"
+    rounded = round(score, 9)  # 0.9 reached through float sums still passes
+    if rounded >= PASS_AT:
+        return "pass"
+    return "partial" if rounded > 0 else "fail"
+
+
+def axes(checks: Iterable[CheckRun]) -> dict[str, Axis]:
+    """The weighted mean per axis; checks with no axis go to `__default__`."""
+    groups: dict[str, list[CheckRun]] = {}
+    for check in checks:
+        groups.setdefault(check.axis or "__default__", []).append(check)
+    return {
+        name: Axis(score=weighted_score(group), weight=math.fsum(c.weight for c in group))
+        for name, group in sorted(groups.items())
+    }
+
+
+def passed(checks: Iterable[CheckRun]) -> bool:
+    return not any(check.type in ("goal", "rule") and not check.passed for check in checks)
+
+
+def fraction(checks: Sequence[CheckRun]) -> float:
+    return sum(check.passed for check in checks) / len(checks) if checks else 0.0
+
+
+def score_task(checks: Sequence[CheckRun], scored: bool = True) -> TaskScore:
+    result = outcome(checks, scored)
+    value = weighted_score(checks) if scored else None
+    return TaskScore(
+        outcome=result,
+        reward=REWARDS[result],
+        score=value,
+        verdict=verdict(value, bool(checks)) if scored else None,
+        passed=passed(checks),
+        fraction=fraction(checks),
+        axes=axes(checks),
+    )

@@ -1,0 +1,76 @@
+"""The Python SDK: drive one task run by hand, `with assay.open(world, task) as run: ...`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from assay.errors import UsageError
+from assay.runs.benchmark import Benchmark, open_benchmark
+from assay.runs.grade import grade
+from assay.runs.plan import new_id
+from assay.score.result import TaskRunResult
+from assay.taskrun.actions import AnyAction, Finish, Say, call
+from assay.taskrun.observation import Observation
+from assay.taskrun.session import Session
+
+
+class TaskRun:
+    """A task run driven step by step; `finish` grades it and returns the result."""
+
+    def __init__(self, benchmark: Benchmark, task_id: str, agent: str = "sdk"):
+        if task_id not in benchmark.tasks:
+            known = ", ".join(sorted(benchmark.tasks)) or "none"
+            raise UsageError(f"task: unknown task {task_id!r} (tasks: {known})")
+        self.benchmark = benchmark
+        self.task = benchmark.tasks[task_id]
+        self.agent = agent
+        self.id = new_id("tr")
+        self.session = Session(benchmark.world, self.task)
+        self.observation: Observation = self.session.observe()
+        self.result: TaskRunResult | None = None
+
+    def act(self, action: AnyAction | dict[str, Any]) -> Observation:
+        self.observation = self.session.act(action)
+        return self.observation
+
+    def call(self, tool: str, **args: Any) -> Observation:
+        return self.act(call(tool, **args))
+
+    def say(self, text: str) -> Observation:
+        return self.act(Say(say=text))
+
+    def finish(self, output: str = "") -> TaskRunResult:
+        if not self.session.done:
+            self.act(Finish(finish=output))
+        return self.grade()
+
+    def grade(self) -> TaskRunResult:
+        """Grade however the run ended (ending it as cancelled if it is still going)."""
+        if self.result is None:
+            self.result = grade(
+                self.session, self.benchmark.verifiers, run_id=self.id, agent=self.agent
+            )
+        return self.result
+
+    def close(self) -> None:
+        self.grade()
+        self.session.live.close()
+
+    def __enter__(self) -> TaskRun:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def open(world: str | Path | Benchmark, task: str, *, agent: str = "sdk") -> TaskRun:
+    """Start a task run of `task` in `world` (a directory or an opened benchmark)."""
+    benchmark = world if isinstance(world, Benchmark) else open_benchmark(world)
+    return TaskRun(benchmark, task, agent)

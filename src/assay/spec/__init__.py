@@ -1,0 +1,30 @@
+"""The files users write, as validated models."""
+
+from assay.spec.checks import AnswerCheck, Check, Derived, OtherCheck, PythonCheck, SqlCheck
+from assay.spec.load import read_task, read_world, task_files
+from assay.spec.task import Change, Customer, Fault, Reply, Solution, Step, TaskSpec, WrongSolution
+from assay.spec.world import DatabaseSpec, RoleSpec, ServiceSpec, WorldSpec
+
+__all__ = [
+    "AnswerCheck",
+    "Change",
+    "Check",
+    "Customer",
+    "DatabaseSpec",
+    "Derived",
+    "Fault",
+    "OtherCheck",
+    "PythonCheck",
+    "Reply",
+    "RoleSpec",
+    "ServiceSpec",
+    "Solution",
+    "SqlCheck",
+    "Step",
+    "TaskSpec",
+    "WorldSpec",
+    "WrongSolution",
+    "read_task",
+    "read_world",
+    "task_files",
+]

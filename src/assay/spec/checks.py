@@ -1,0 +1,107 @@
+"""The `[[checks]]` of a task file: one model per check kind, chosen by `assert`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
+
+CheckType = Literal["goal", "rule", "optional"]
+Scalar = int | float | str | bool | None
+
+OPERATORS = {
+    "eq": "eq",
+    "ne": "ne",
+    "gt": "gt",
+    "ge": "ge",
+    "lt": "lt",
+    "le": "le",
+    "==": "eq",
+    "!=": "ne",
+    ">": "gt",
+    ">=": "ge",
+    "<": "lt",
+    "<=": "le",
+}
+
+
+class CheckBase(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    name: str = Field(min_length=1)
+    type: CheckType = "goal"
+    weight: float = Field(1.0, ge=0)
+    axis: str | None = None
+
+
+class Derived(BaseModel):
+    """A wanted value computed by a query, usually on the starting state."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    sql: str
+    params: dict[str, Scalar] = {}
+    db: Literal["initial", "final"] = "initial"
+
+
+class SqlCheck(CheckBase):
+    kind: Literal["sql"] = Field("sql", alias="assert")
+    sql: str
+    params: dict[str, Scalar] = {}
+    op: str = "eq"
+    expect: Scalar | Derived = None
+    db: Literal["initial", "final"] = "final"
+
+    @field_validator("op")
+    @classmethod
+    def _known_operator(cls, value: str) -> str:
+        if value not in OPERATORS:
+            allowed = ", ".join(OPERATORS)
+            raise ValueError(f"unknown comparison {value!r}; use one of {allowed}")
+        return OPERATORS[value]
+
+
+class AnswerCheck(CheckBase):
+    kind: Literal["answer"] = Field(alias="assert")
+    contains: list[str] = []
+    not_contains: list[str] = []
+    number: float | Derived | None = None
+    tolerance: float = Field(0.01, ge=0)
+
+    @field_validator("contains", "not_contains", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+
+class PythonCheck(CheckBase):
+    kind: Literal["python"] = Field(alias="assert")
+    verifier: str
+
+
+class OtherCheck(CheckBase):
+    """A check whose `assert` assay does not know: it loads, and fails as unsupported."""
+
+    model_config = ConfigDict(extra="allow", frozen=True, populate_by_name=True)
+
+    kind: str = Field(alias="assert")
+
+
+def _check_tag(data: Any) -> str | None:
+    if isinstance(data, BaseModel):
+        data = {"assert": getattr(data, "kind", None)}
+    if not isinstance(data, dict):
+        return None
+    kind = data.get("assert")
+    if kind is None:
+        return "<sql>"
+    return f"<{kind}>" if kind in ("sql", "answer", "python") else "<other>"
+
+
+Check = Annotated[
+    Annotated[SqlCheck, Tag("<sql>")]
+    | Annotated[AnswerCheck, Tag("<answer>")]
+    | Annotated[PythonCheck, Tag("<python>")]
+    | Annotated[OtherCheck, Tag("<other>")],
+    Discriminator(_check_tag),
+]

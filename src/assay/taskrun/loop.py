@@ -1,0 +1,63 @@
+"""The loop: observation → agent action → effect, until the task run ends."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from assay.taskrun.actions import InvalidAction, parse_action
+from assay.taskrun.agents.base import Agent
+from assay.taskrun.observation import Observation
+from assay.taskrun.rollout import Rollout
+from assay.taskrun.session import Session
+
+
+class _TooSlow(Exception):
+    pass
+
+
+def drive(session: Session, agent: Agent) -> Rollout:
+    """Let the agent act until it finishes, runs out of turns or time, or fails."""
+    observation = session.observe()
+    try:
+        while not session.done:
+            try:
+                raw = _ask(agent, observation, session)
+            except _TooSlow:
+                session.end("timeout")
+                break
+            except Exception as error:  # the agent's own failure, not the world's
+                session.fail_agent(f"{type(error).__name__}: {error}")
+                break
+            try:
+                action = parse_action(raw)
+            except InvalidAction as error:
+                session.fail_agent(f"returned an invalid action: {error}")
+                break
+            observation = session.act(action)
+    except KeyboardInterrupt:
+        session.end("cancelled")
+        raise
+    return session.rollout()
+
+
+def _ask(agent: Agent, observation: Observation, session: Session) -> Any:
+    limit = session.seconds_left()
+    if limit is None:
+        return agent.act(observation)
+    answer: dict[str, Any] = {}
+
+    def ask() -> None:
+        try:
+            answer["action"] = agent.act(observation)
+        except BaseException as error:  # handed back to the loop's thread
+            answer["error"] = error
+
+    worker = threading.Thread(target=ask, daemon=True, name="assay-agent")
+    worker.start()
+    worker.join(max(limit, 0))
+    if worker.is_alive():
+        raise _TooSlow
+    if "error" in answer:
+        raise answer["error"]
+    return answer["action"]

@@ -1,0 +1,49 @@
+"""What an agent sees before each action."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+HELD_MESSAGE = "A new message from the customer arrived before this change was made"
+UNKNOWN_MESSAGE = "request timed out; the outcome is unknown"
+FAILED_MESSAGE = "request failed; the operation was not carried out"
+
+
+class Event(BaseModel):
+    """One thing that happened since the agent's last action."""
+
+    model_config = ConfigDict(populate_by_name=True, frozen=True)
+
+    type: Literal["message", "tool_result", "notice"]
+    sender: str | None = Field(None, alias="from")
+    text: str | None = None
+    tool: str | None = None
+    status: str | None = None
+    operation_id: str | None = None
+    result: Any = None
+    code: str | None = None
+    message: str | None = None
+
+
+def customer_message(text: str) -> Event:
+    return Event(type="message", sender="customer", text=text)
+
+
+def notice(text: str) -> Event:
+    return Event(type="notice", text=text)
+
+
+class Observation(BaseModel):
+    task_id: str
+    role: str
+    request: str
+    turn: int
+    turns_left: int
+    tools: list[dict[str, Any]]
+    events: list[Event]
+    done: bool = False
+
+    def as_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)

@@ -1,0 +1,300 @@
+"""One task run as a state machine: start, then one action at a time until it ends.
+
+The in-process loop, the Python SDK and the HTTP API all drive a Session, so an agent sees the same
+observations whichever way it connects.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from assay.errors import EnvironmentFailure, ToolError
+from assay.spec.task import TaskSpec
+from assay.taskrun.actions import AnyAction, Call, Finish, Say, action_json, parse_action
+from assay.taskrun.customer import CustomerScript
+from assay.taskrun.faults import FaultPlan
+from assay.taskrun.observation import (
+    FAILED_MESSAGE,
+    HELD_MESSAGE,
+    UNKNOWN_MESSAGE,
+    Event,
+    Observation,
+    customer_message,
+    notice,
+)
+from assay.taskrun.operations import Operation, OperationLog
+from assay.taskrun.rollout import Rollout, RunError, Step, Termination
+from assay.world.live import LiveWorld, World
+from assay.world.tools import InvalidArguments, Tool
+
+
+class SessionOver(RuntimeError):
+    """An action arrived after the task run ended."""
+
+
+class Session:
+    def __init__(self, world: World, task: TaskSpec):
+        self.world = world
+        self.task = task
+        self.live: LiveWorld = world.reset()
+        self.tools: dict[str, Tool] = world.role_tools(task.role)
+        self.tool_list = world.describe_role(task.role)
+        self.customer = CustomerScript(task.customer)
+        self.faults = FaultPlan(task.faults)
+        self.operations = OperationLog()
+        self.turn = 0
+        self.rejected_attempts = 0
+        self.output = ""
+        self.termination: Termination | None = None
+        self.error: RunError | None = None
+        self.steps: list[Step] = []
+        self._seen_write = False
+        self._events: list[Event] = [customer_message(task.customer.request)]
+        self._deadline = (
+            time.monotonic() + task.time_limit_s if task.time_limit_s is not None else None
+        )
+
+    @property
+    def done(self) -> bool:
+        return self.termination is not None
+
+    def observe(self) -> Observation:
+        """What the agent sees now: everything since its last action."""
+        return Observation(
+            task_id=self.task.id,
+            role=self.task.role,
+            request=self.task.customer.request,
+            turn=self.turn,
+            turns_left=max(self.task.max_turns - self.turn, 0),
+            tools=self.tool_list,
+            events=self._events,
+            done=self.done,
+        )
+
+    def act(self, action: AnyAction | dict[str, Any]) -> Observation:
+        """Carry out one action and return the next observation; InvalidAction if it is none."""
+        action = parse_action(action)
+        if self.done:
+            raise SessionOver(f"task run already ended ({self.termination})")
+        if self.timed_out():
+            return self.end("timeout")
+        self.steps.append(Step(turn=self.turn, events=self._events, action=action_json(action)))
+        self.turn += 1
+        self.live.turn = self.turn
+        self.live.clock.advance()
+        try:
+            events = self._apply(action)
+        except EnvironmentFailure as failure:
+            self.error = RunError(side="world", message=str(failure))
+            return self.end("world_error", [notice(f"the world failed: {failure}")])
+        if isinstance(action, Finish):
+            return self.end("finished", events)
+        events += [customer_message(text) for text in self.customer.changes_at(f"turn:{self.turn}")]
+        if self.turn >= self.task.max_turns:
+            return self.end("max_turns", events)
+        self._events = events
+        return self.observe()
+
+    def end(self, termination: Termination, events: list[Event] | None = None) -> Observation:
+        """Stop the task run; nothing the agent does afterwards counts. Ending twice keeps the first."""
+        if not self.done:
+            self.termination = termination
+            if events is not None:
+                self._events = events
+            self.steps.append(Step(turn=self.turn, events=self._events, action=None))
+        return self.observe()
+
+    def fail_agent(self, message: str) -> Observation:
+        self.error = RunError(side="agent", message=message)
+        return self.end("agent_error")
+
+    def timed_out(self) -> bool:
+        return self._deadline is not None and time.monotonic() > self._deadline
+
+    def seconds_left(self) -> float | None:
+        return None if self._deadline is None else self._deadline - time.monotonic()
+
+    def rollout(self) -> Rollout:
+        return Rollout(
+            task_id=self.task.id,
+            termination=self.termination or "cancelled",
+            turns=self.turn,
+            contacts=self.customer.contacts,
+            rejected_attempts=self.rejected_attempts,
+            faults=self.faults.fired,
+            output=self.output,
+            request=self.customer.request,
+            error=self.error,
+            tools=self.tool_list,
+            steps=self.steps,
+        )
+
+    def _apply(self, action: AnyAction) -> list[Event]:
+        if isinstance(action, Finish):
+            self.output = action.finish
+            self.live.record_action("finish", None, {"output": action.finish}, "OK")
+            return []
+        if isinstance(action, Say):
+            reply = self.customer.reply(action.say)
+            self.live.record_action("say", None, {"text": action.say}, "OK")
+            return [customer_message(reply)]
+        assert isinstance(action, Call)
+        return self._call(action.call.tool, action.call.args)
+
+    def _call(self, name: str, args: dict[str, Any]) -> list[Event]:
+        tool = self.tools.get(name)
+        if tool is None:
+            if name in self.world.tools:
+                return self._reject(
+                    name, args, "not_allowed", f"the {self.task.role} role cannot call {name}"
+                )
+            return self._reject(name, args, "unknown_tool", f"there is no tool named {name!r}")
+        try:
+            values = tool.validate(args)
+        except InvalidArguments as invalid:
+            return self._reject(name, args, "invalid_arguments", str(invalid))
+        if name == "retry_operation":
+            return self._retry(values["operation_id"])
+        if not tool.writes:
+            return self._carry_out(tool, values, None)
+        operation = self.operations.open(name, values)
+        if not self._seen_write:
+            self._seen_write = True
+            changes = self.customer.changes_at("first_write")
+            if changes:
+                operation.status = "HELD"
+                self.live.record_action("call", name, values, "HELD", operation.id)
+                held = Event(
+                    type="tool_result",
+                    tool=name,
+                    status="HELD",
+                    operation_id=operation.id,
+                    message=HELD_MESSAGE,
+                )
+                return [held, *(customer_message(text) for text in changes)]
+        return self._carry_out(tool, values, operation)
+
+    def _carry_out(
+        self, tool: Tool, values: dict[str, Any], operation: Operation | None
+    ) -> list[Event]:
+        effect = self.faults.next_call(tool.name)
+        operation_id = operation.id if operation else None
+        if effect == "fail":
+            if operation:
+                operation.status = "FAILED"
+            self.live.record_action("call", tool.name, values, "FAILED", operation_id)
+            return [
+                Event(
+                    type="tool_result",
+                    tool=tool.name,
+                    status="FAILED",
+                    operation_id=operation_id,
+                    message=FAILED_MESSAGE,
+                )
+            ]
+        status, payload = self._execute(tool, values)
+        if operation:
+            operation.happened, operation.outcome = True, (status, payload)
+        if effect == "unknown":
+            if operation:
+                operation.status = "UNKNOWN"
+            self.live.record_action("call", tool.name, values, "UNKNOWN", operation_id)
+            return [
+                Event(
+                    type="tool_result",
+                    tool=tool.name,
+                    status="UNKNOWN",
+                    operation_id=operation_id,
+                    message=UNKNOWN_MESSAGE,
+                )
+            ]
+        if operation:
+            operation.status = status
+        self.live.record_action("call", tool.name, values, status, operation_id)
+        events = [_result_event(tool.name, status, payload, operation_id)]
+        if status == "OK":
+            events += [
+                customer_message(text) for text in self.customer.changes_at(f"after:{tool.name}")
+            ]
+        return events
+
+    def _execute(self, tool: Tool, values: dict[str, Any]) -> tuple[str, Any]:
+        """Run the tool; a ToolError undoes its database writes, anything else is a world failure."""
+        try:
+            with self.live.db.savepoint():
+                result = tool.fn(self.live, **values)
+            return "OK", _plain(result, tool.name)
+        except ToolError as error:
+            return "ERROR", (error.code, error.message)
+        except EnvironmentFailure:
+            raise
+        except Exception as error:
+            raise EnvironmentFailure(
+                f"tool {tool.name} raised {type(error).__name__}: {error}"
+            ) from error
+        finally:
+            self.live.flush()
+
+    def _retry(self, operation_id: str) -> list[Event]:
+        operation = self.operations.get(operation_id)
+        args = {"operation_id": operation_id}
+        if operation is None:
+            self.live.record_action("call", "retry_operation", args, "ERROR")
+            message = f"no operation {operation_id} in this task run"
+            return [_error_event("retry_operation", None, "unknown_operation", message)]
+        if operation.happened:
+            assert operation.outcome is not None
+            status, payload = operation.outcome
+            note = "already carried out; this is its original result, not repeated"
+            later: list[str] = []
+        else:
+            status, payload = self._execute(self.world.tools[operation.tool], operation.args)
+            operation.happened, operation.outcome, operation.status = (
+                True,
+                (status, payload),
+                status,
+            )
+            note = "carried out now"
+            later = self.customer.changes_at(f"after:{operation.tool}") if status == "OK" else []
+        self.live.record_action("call", "retry_operation", args, status, operation_id)
+        event = _result_event("retry_operation", status, payload, operation_id)
+        if status == "OK":
+            event = event.model_copy(update={"message": note})
+        return [event, *(customer_message(text) for text in later)]
+
+    def _reject(self, name: str, args: Any, code: str, message: str) -> list[Event]:
+        self.rejected_attempts += 1
+        self.live.record_action("call", name, args, "REJECTED")
+        return [Event(type="tool_result", tool=name, status="REJECTED", code=code, message=message)]
+
+
+def _result_event(tool: str, status: str, payload: Any, operation_id: str | None) -> Event:
+    if status == "OK":
+        return Event(
+            type="tool_result", tool=tool, status="OK", operation_id=operation_id, result=payload
+        )
+    code, message = payload
+    return _error_event(tool, operation_id, code, message)
+
+
+def _error_event(tool: str, operation_id: str | None, code: str, message: str) -> Event:
+    return Event(
+        type="tool_result",
+        tool=tool,
+        status="ERROR",
+        operation_id=operation_id,
+        code=code,
+        message=message,
+    )
+
+
+def _plain(result: Any, tool: str) -> Any:
+    """The result as JSON would carry it; a tool that returns something else is a world bug."""
+    try:
+        return json.loads(json.dumps(result, default=str))
+    except (TypeError, ValueError) as error:
+        raise EnvironmentFailure(
+            f"tool {tool} returned a value that is not JSON: {error}"
+        ) from None

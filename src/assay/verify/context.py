@@ -1,0 +1,20 @@
+"""Everything a check may read: the final and initial states, and the agent's final output."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from assay.spec.task import TaskSpec
+from assay.verify.views import ReadView
+
+
+@dataclass(frozen=True)
+class VerifyContext:
+    task: TaskSpec
+    final: ReadView
+    initial: ReadView
+    agent_output: str
+    request: str
+
+    def view(self, db: str) -> ReadView:
+        return self.initial if db == "initial" else self.final

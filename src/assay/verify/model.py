@@ -1,0 +1,30 @@
+"""A check run: one check's result inside a task run, with evidence."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from assay.spec.checks import CheckType
+
+
+class CheckRun(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+    name: str
+    type: CheckType
+    kind: str = Field(alias="assert")
+    weight: float
+    axis: str | None
+    passed: bool
+    score: float
+    details: str | None
+    evidence: dict[str, Any] | None
+
+    def as_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True)
+
+    def redacted(self) -> CheckRun:
+        """The check run without its details and evidence, for scored runs."""
+        return self.model_copy(update={"details": None, "evidence": None})

@@ -1,0 +1,112 @@
+"""A world's database as tools and verifiers see it: rows as dicts, values bound as parameters."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+
+from assay.world.guard import deadline, lock_readonly, track_writes
+
+if TYPE_CHECKING:
+    from assay.world.snapshot import Snapshot
+
+Params = Sequence[Any] | Mapping[str, Any]
+
+
+class Written(NamedTuple):
+    rowcount: int
+    lastrowid: int | None
+
+
+class Database(Protocol):
+    """What tools and verifiers may call; both backends provide it."""
+
+    backend: str
+
+    def execute(self, sql: str, *params: Any) -> Written: ...
+
+    def rows(self, sql: str, *params: Any) -> list[dict[str, Any]]: ...
+
+    def row(self, sql: str, *params: Any) -> dict[str, Any] | None: ...
+
+    def value(self, sql: str, *params: Any) -> Any: ...
+
+
+def bind(params: tuple[Any, ...]) -> Params:
+    """`db.rows(sql, 1, 2)` binds positionally; `db.rows(sql, {"a": 1})` binds by name."""
+    if len(params) == 1 and isinstance(params[0], Mapping):
+        return params[0]
+    return params
+
+
+class SqliteDatabase:
+    """A SQLite connection with the Database methods; the world owns its lifetime."""
+
+    backend = "sqlite"
+
+    def __init__(self, connection: sqlite3.Connection):
+        self.connection = connection
+
+    def execute(self, sql: str, *params: Any) -> Written:
+        cursor = self.connection.execute(sql, bind(params))
+        return Written(cursor.rowcount, cursor.lastrowid)
+
+    def rows(self, sql: str, *params: Any) -> list[dict[str, Any]]:
+        cursor = self.connection.execute(sql, bind(params))
+        names = [column[0] for column in cursor.description or ()]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+    def row(self, sql: str, *params: Any) -> dict[str, Any] | None:
+        cursor = self.connection.execute(sql, bind(params))
+        found = cursor.fetchone()
+        if found is None:
+            return None
+        return dict(zip([column[0] for column in cursor.description], found, strict=True))
+
+    def value(self, sql: str, *params: Any) -> Any:
+        found = self.connection.execute(sql, bind(params)).fetchone()
+        return None if found is None else found[0]
+
+    def fetch(self, sql: str, params: Params) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Column names and every row, for checks that must see the whole shape of a result."""
+        cursor = self.connection.execute(sql, params)
+        return [column[0] for column in cursor.description or ()], cursor.fetchall()
+
+    @contextmanager
+    def savepoint(self) -> Iterator[None]:
+        """Everything inside is undone if it raises."""
+        self.connection.execute("SAVEPOINT tool_call")
+        try:
+            yield
+        except BaseException:
+            self.connection.execute("ROLLBACK TO tool_call")
+            self.connection.execute("RELEASE tool_call")
+            raise
+        self.connection.execute("RELEASE tool_call")
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+class SqliteCopy(SqliteDatabase):
+    """A fresh copy of a snapshot for one task run: tracks what it writes, then locks to read-only."""
+
+    def __init__(self, snapshot: Snapshot):
+        super().__init__(snapshot.open_copy())
+        self.snapshot = snapshot
+        self.written: set[str] = set()
+        track_writes(self.connection, self.written)
+
+    def lock_readonly(self) -> None:
+        lock_readonly(self.connection)
+
+    def state_hash(self) -> str:
+        return self.snapshot.state_hash(self.connection, self.written)
+
+    def run_limited(
+        self, seconds: float, sql: str, params: Params
+    ) -> tuple[list[str], list[tuple[Any, ...]]]:
+        with deadline(self.connection, seconds):
+            return self.fetch(sql, params)

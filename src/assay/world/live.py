@@ -1,0 +1,133 @@
+"""A loaded world, and the live copy of it that one task run works in."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import cached_property
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from assay.spec.task import TaskSpec
+from assay.spec.world import WorldSpec
+from assay.world.clock import Clock
+from assay.world.database import SqliteCopy
+from assay.world.reserved import INSERT_ACTION, INSERT_REQUEST
+from assay.world.services import Service
+from assay.world.snapshot import Snapshot, load_snapshot
+from assay.world.tools import Tool
+
+
+@dataclass
+class World:
+    """A world directory, loaded: its spec, tools, services, tasks and starting state."""
+
+    root: Path
+    spec: WorldSpec
+    tools: dict[str, Tool]
+    services: dict[str, tuple[type[Service], dict[str, Any]]]
+    tasks: dict[str, TaskSpec]
+    task_files: dict[str, Path]
+    verifier_modules: list[ModuleType] = field(default_factory=list)
+    _described: dict[str, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def version(self) -> str:
+        return self.spec.version
+
+    @cached_property
+    def snapshot(self) -> Snapshot:
+        return load_snapshot(self.root, self.spec)
+
+    def reset(self) -> LiveWorld:
+        """A fresh copy of the starting state, with its own services and clock."""
+        return LiveWorld(self, SqliteCopy(self.snapshot))
+
+    @cached_property
+    def initial(self) -> SqliteCopy:
+        """The starting state, read-only; shared by every task run in this process."""
+        copy = SqliteCopy(self.snapshot)
+        copy.lock_readonly()
+        return copy
+
+    def role_tools(self, role: str) -> dict[str, Tool]:
+        return {name: self.tools[name] for name in self.spec.roles[role].tools}
+
+    def describe_role(self, role: str) -> list[dict[str, Any]]:
+        """The role's tools as an agent sees them, built once."""
+        described = self._described.get(role)
+        if described is None:
+            described = [tool.describe() for tool in self.role_tools(role).values()]
+            self._described[role] = described
+        return described
+
+
+class LiveWorld:
+    """What a tool receives as `world`: `db`, `services`, `now()` and the current `turn`."""
+
+    def __init__(self, world: World, db: SqliteCopy):
+        self.world = world
+        self.db = db
+        self.clock = Clock(world.spec.clock, world.spec.clock_step_s)
+        self.turn = 0
+        self._requests: list[tuple[Any, ...]] = []
+        self._request_count = 0
+        self.services: dict[str, Service] = {
+            name: kind(name, options, self) for name, (kind, options) in world.services.items()
+        }
+
+    def now(self) -> datetime:
+        return self.clock.now()
+
+    def record_request(
+        self,
+        service: str,
+        operation: str,
+        payload: str,
+        response: str,
+        status: str,
+        duplicate_of: int | None,
+    ) -> int:
+        """Queue one service request; `flush` writes it, so a tool's rollback cannot erase it."""
+        self._request_count += 1
+        self._requests.append(
+            (
+                self._request_count,
+                service,
+                operation,
+                payload,
+                response,
+                status,
+                self.turn,
+                self.clock.stamp(),
+                duplicate_of,
+            )
+        )
+        return self._request_count
+
+    def flush(self) -> None:
+        if self._requests:
+            self.db.connection.executemany(INSERT_REQUEST, self._requests)
+            self._requests.clear()
+
+    def record_action(
+        self, kind: str, tool: str | None, args: Any, status: str, operation_id: str | None = None
+    ) -> None:
+        text = None if args is None else json.dumps(args, sort_keys=True, default=str)
+        self.db.connection.execute(
+            INSERT_ACTION, (self.turn, kind, tool, text, status, operation_id)
+        )
+
+    def freeze(self) -> None:
+        """The task run is over: write what is queued and allow nothing but reading from now on."""
+        self.flush()
+        self.db.lock_readonly()
+
+    def close(self) -> None:
+        self.db.close()

@@ -1,0 +1,93 @@
+"""Load a world directory and prove that every name its files use exists."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from assay.errors import SpecError
+from assay.spec.files import shown
+from assay.spec.load import read_task, read_world, task_files
+from assay.spec.task import TaskSpec
+from assay.spec.world import WorldSpec
+from assay.world.live import World
+from assay.world.modules import load_file
+from assay.world.services import Service, service_class
+from assay.world.tools import BUILTIN_TOOLS, Tool
+
+
+def load_world(path: str | Path) -> World:
+    """Read `world.toml`, its Python files and every task; raise SpecError on the first problem."""
+    root = Path(path)
+    spec = read_world(root)
+    world_file = shown(root / "world.toml")
+    tools = _load_tools(root, spec)
+    _check_roles(spec, tools, world_file)
+    services = _load_services(root, spec, world_file)
+    verifier_modules = [load_file(root / name) for name in spec.verifiers]
+    tasks: dict[str, TaskSpec] = {}
+    files: dict[str, Path] = {}
+    for file in task_files(root):
+        task = read_task(file, spec.database.backend)
+        check_task_names(task, spec, tools, shown(file))
+        tasks[task.id] = task
+        files[task.id] = file
+    return World(root, spec, tools, services, tasks, files, verifier_modules)
+
+
+def _load_tools(root: Path, spec: WorldSpec) -> dict[str, Tool]:
+    tools: dict[str, Tool] = dict(BUILTIN_TOOLS)
+    for name in spec.tools:
+        module = load_file(root / name)
+        for found in vars(module).values():
+            if not isinstance(found, Tool) or tools.get(found.name) is found:
+                continue
+            if found.name in tools:
+                raise SpecError(shown(root / name), None, f"tool {found.name} is defined twice")
+            tools[found.name] = found
+    return tools
+
+
+def _check_roles(spec: WorldSpec, tools: dict[str, Tool], file: str) -> None:
+    for role, role_spec in spec.roles.items():
+        for index, name in enumerate(role_spec.tools):
+            if name not in tools:
+                raise SpecError(file, f"roles.{role}.tools[{index}]", _unknown("tool", name, tools))
+
+
+def _load_services(
+    root: Path, spec: WorldSpec, file: str
+) -> dict[str, tuple[type[Service], dict[str, Any]]]:
+    services = {}
+    for name, service in spec.services.items():
+        try:
+            services[name] = (service_class(service.kind, root), service.options)
+        except LookupError as error:
+            raise SpecError(file, f"services.{name}", str(error)) from None
+    return services
+
+
+def check_task_names(task: TaskSpec, spec: WorldSpec, tools: dict[str, Tool], file: str) -> None:
+    """Every role and tool a task names exists in its world."""
+    if task.role not in spec.roles:
+        raise SpecError(file, "role", _unknown("role", task.role, spec.roles))
+    for index, fault in enumerate(task.faults):
+        if fault.tool not in tools:
+            raise SpecError(file, f"faults[{index}].tool", _unknown("tool", fault.tool, tools))
+    for index, change in enumerate(task.customer.changes):
+        tool = change.at.removeprefix("after:")
+        if change.at.startswith("after:") and tool not in tools:
+            raise SpecError(file, f"customer.changes[{index}].at", _unknown("tool", tool, tools))
+    scripts = [("solution", task.solution.steps)] if task.solution else []
+    scripts += [(f"wrong[{i}]", wrong.steps) for i, wrong in enumerate(task.wrong)]
+    for where, steps in scripts:
+        for index, step in enumerate(steps):
+            if step.call is not None and step.call not in tools:
+                raise SpecError(
+                    file, f"{where}.steps[{index}].call", _unknown("tool", step.call, tools)
+                )
+
+
+def _unknown(what: str, name: str, known: Any) -> str:
+    names = ", ".join(sorted(known)) or "none"
+    return f"unknown {what} {name!r} (known: {names})"

@@ -1,0 +1,9 @@
+"""A service that accepts any operation and only records it."""
+
+from __future__ import annotations
+
+from assay.world.services.base import Service
+
+
+class Recorder(Service):
+    kind = "recorder"

@@ -1,0 +1,149 @@
+"""A world's starting state, built once per version of its data files and copied for every reset."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from assay.errors import SpecError
+from assay.spec.files import shown
+from assay.spec.world import RESERVED_PREFIX, WorldSpec
+from assay.world.reserved import RESERVED_TABLES, SQLITE_DDL
+from assay.world.seed import load_seed
+
+FORMAT = "assay-snapshot-1"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    key: str
+    image: bytes
+    columns: dict[str, tuple[str, ...]]
+    digests: dict[str, str]
+
+    def open_copy(self) -> sqlite3.Connection:
+        """A fresh in-memory database holding exactly the starting state."""
+        connection = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        connection.deserialize(self.image)
+        return connection
+
+    def state_hash(self, connection: sqlite3.Connection, written: set[str]) -> str:
+        """Content hash of a database that started as this snapshot and changed only `written`."""
+        digests = dict(self.digests)
+        for table in written & digests.keys():
+            digests[table] = table_digest(connection, table)
+        return combine(digests)
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("ASSAY_HOME", ".assay"))
+
+
+def snapshot_key(root: Path, spec: WorldSpec) -> str:
+    digest = hashlib.sha256(f"{FORMAT}\0{spec.database.backend}".encode())
+    for name in [spec.database.schema_file, *spec.database.seed]:
+        path = root / name
+        digest.update(f"\0{name}\0".encode())
+        if path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+_loaded: dict[str, Snapshot] = {}
+
+
+def load_snapshot(root: Path, spec: WorldSpec) -> Snapshot:
+    """The world's snapshot: from memory, else from the disk cache, else built now and cached."""
+    key = snapshot_key(root, spec)
+    if key in _loaded:
+        return _loaded[key]
+    stem = cache_dir() / "snapshots" / f"{spec.name}-{key[:20]}"
+    snapshot = _read_cached(stem, key) or _write_cached(stem, build_snapshot(root, spec, key))
+    _loaded[key] = snapshot
+    return snapshot
+
+
+def build_snapshot(root: Path, spec: WorldSpec, key: str) -> Snapshot:
+    connection = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        schema = root / spec.database.schema_file
+        if not schema.is_file():
+            raise SpecError(
+                shown(root / "world.toml"), "database.schema", f"{shown(schema)} not found"
+            )
+        try:
+            connection.executescript(schema.read_text(encoding="utf-8"))
+        except sqlite3.Error as error:
+            raise SpecError(shown(schema), None, f"schema failed: {error}") from None
+        reserved = [t for t in _tables(connection) if t.lower().startswith(RESERVED_PREFIX)]
+        if reserved:
+            raise SpecError(
+                shown(schema), None, f"table {reserved[0]} uses the reserved prefix sandbox_"
+            )
+        connection.executescript(SQLITE_DDL)
+        for name in spec.database.seed:
+            load_seed(connection, root / name)
+        for table in RESERVED_TABLES:
+            if connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0]:
+                raise SpecError(
+                    shown(root / "world.toml"), "database.seed", f"seeds may not fill {table}"
+                )
+        columns = {table: _columns(connection, table) for table in _tables(connection)}
+        digests = {table: table_digest(connection, table) for table in columns}
+        connection.execute("VACUUM")
+        return Snapshot(key, connection.serialize(), columns, digests)
+    finally:
+        connection.close()
+
+
+def table_digest(connection: sqlite3.Connection, table: str) -> str:
+    """Order-free digest of a table's rows, so that the same content hashes the same."""
+    rows = connection.execute(f'SELECT * FROM "{table}"').fetchall()
+    encoded = sorted(json.dumps(row, default=str, separators=(",", ":")) for row in rows)
+    return hashlib.sha256("\n".join(encoded).encode()).hexdigest()
+
+
+def combine(digests: dict[str, str]) -> str:
+    text = "\n".join(f"{table}:{digests[table]}" for table in sorted(digests))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _tables(connection: sqlite3.Connection) -> list[str]:
+    found = connection.execute(
+        "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+    )
+    return [row[0] for row in found]
+
+
+def _columns(connection: sqlite3.Connection, table: str) -> tuple[str, ...]:
+    return tuple(row[1] for row in connection.execute(f'PRAGMA table_info("{table}")'))
+
+
+def _read_cached(stem: Path, key: str) -> Snapshot | None:
+    image, meta = Path(f"{stem}.sqlite"), Path(f"{stem}.json")
+    try:
+        info: dict[str, Any] = json.loads(meta.read_text())
+        if info.get("key") != key:
+            return None
+        columns = {table: tuple(names) for table, names in info["columns"].items()}
+        return Snapshot(key, image.read_bytes(), columns, info["digests"])
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def _write_cached(stem: Path, snapshot: Snapshot) -> Snapshot:
+    try:
+        stem.parent.mkdir(parents=True, exist_ok=True)
+        meta = {"key": snapshot.key, "columns": snapshot.columns, "digests": snapshot.digests}
+        for suffix, data in ((".sqlite", snapshot.image), (".json", json.dumps(meta).encode())):
+            temporary = Path(f"{stem}{suffix}.{os.getpid()}.tmp")
+            temporary.write_bytes(data)
+            temporary.replace(f"{stem}{suffix}")
+    except OSError:
+        pass  # a cache that cannot be written only costs a rebuild next time
+    return snapshot

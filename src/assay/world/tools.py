@@ -1,0 +1,120 @@
+"""Tools: typed Python functions an agent may call; the signature is the argument schema."""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+from assay.spec.files import field_path
+
+
+class InvalidArguments(ValueError):
+    """The arguments do not match the tool's schema; the message says which and why."""
+
+
+class Tool:
+    """A function marked with `@tool`; calling it directly still calls the function."""
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *,
+        writes: bool = False,
+        name: str | None = None,
+        description: str | None = None,
+    ):
+        self.fn = fn
+        self.name = name or fn.__name__
+        self.writes = writes
+        self.description = description or _first_paragraph(fn.__doc__)
+        self.arguments = _argument_model(fn, self.name)
+        self.schema = _strip_titles(self.arguments.model_json_schema())
+        self.__wrapped__ = fn
+        self.__doc__ = fn.__doc__
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<tool {self.name}{' (writes)' if self.writes else ''}>"
+
+    def validate(self, args: Any) -> dict[str, Any]:
+        """The arguments as the function will receive them, or InvalidArguments."""
+        if not isinstance(args, dict):
+            raise InvalidArguments(f"arguments for {self.name} must be an object")
+        try:
+            parsed = self.arguments.model_validate(args)
+        except ValidationError as error:
+            problems = "; ".join(
+                f"{field_path(tuple(e['loc'])) or 'arguments'}: {_plain(e)}"
+                for e in error.errors(include_url=False)
+            )
+            raise InvalidArguments(f"invalid arguments for {self.name}: {problems}") from None
+        return {name: getattr(parsed, name) for name in type(parsed).model_fields}
+
+    def describe(self) -> dict[str, Any]:
+        """The tool as an agent sees it."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.schema,
+            "writes": self.writes,
+        }
+
+
+def tool(
+    fn: Callable[..., Any] | None = None, *, writes: bool = False, name: str | None = None
+) -> Any:
+    """Mark a function `fn(world, ...)` as a tool; `writes=True` when it has effects."""
+    if fn is not None:
+        return Tool(fn, writes=writes, name=name)
+    return lambda inner: Tool(inner, writes=writes, name=name)
+
+
+def _argument_model(fn: Callable[..., Any], name: str) -> type[BaseModel]:
+    signature = inspect.signature(fn)
+    hints = typing.get_type_hints(fn, include_extras=True)
+    parameters = list(signature.parameters.values())[1:]  # the first is the world
+    fields: dict[str, Any] = {}
+    for parameter in parameters:
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            raise TypeError(f"tool {name}: *args and **kwargs cannot be described to an agent")
+        annotation = hints.get(parameter.name, Any)
+        default = ... if parameter.default is parameter.empty else parameter.default
+        fields[parameter.name] = (annotation, default)
+    config = ConfigDict(extra="forbid")
+    return create_model(f"{name}_arguments", __config__=config, **fields)
+
+
+def _strip_titles(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {
+            key: _strip_titles(value)
+            for key, value in schema.items()
+            if not (key == "title" and isinstance(value, str))
+        }
+    if isinstance(schema, list):
+        return [_strip_titles(item) for item in schema]
+    return schema
+
+
+def _first_paragraph(doc: str | None) -> str:
+    return inspect.cleandoc(doc).split("\n\n")[0].replace("\n", " ") if doc else ""
+
+
+def _plain(error: dict[str, Any]) -> str:
+    return "unknown argument" if error["type"] == "extra_forbidden" else error["msg"].lower()
+
+
+def retry_operation(world: Any, operation_id: str) -> dict[str, Any]:
+    """Re-send a write whose outcome was unknown or failed, safely: a write that already happened
+    returns its original result and is not repeated."""
+    raise NotImplementedError("the task run handles retry_operation itself")
+
+
+RETRY_OPERATION = Tool(retry_operation)
+BUILTIN_TOOLS = {RETRY_OPERATION.name: RETRY_OPERATION}
