@@ -28,21 +28,7 @@ def run_app() -> None:
     from assay.errors import SpecError, UsageError
 
     try:
-        app(standalone_mode=False)
+        app()
     except (SpecError, UsageError) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
-    except typer.Exit as done:
-        sys.exit(done.exit_code)
-    except KeyboardInterrupt:
-        print("cancelled", file=sys.stderr)
-        sys.exit(130)
-    except Exception as error:
-        import click
-
-        if isinstance(error, click.exceptions.Abort):
-            sys.exit(130)
-        if isinstance(error, click.ClickException):
-            error.show()
-            sys.exit(error.exit_code)
-        raise

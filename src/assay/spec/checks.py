@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    field_validator,
+    model_validator,
+)
 
 CheckType = Literal["goal", "rule", "optional"]
 Scalar = int | float | str | bool | None
@@ -72,6 +80,12 @@ class AnswerCheck(CheckBase):
     @classmethod
     def _one_or_many(cls, value: Any) -> Any:
         return [value] if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _something_to_check(self) -> AnswerCheck:
+        if not (self.contains or self.not_contains or self.number is not None):
+            raise ValueError("an answer check needs contains, not_contains or number")
+        return self
 
 
 class PythonCheck(CheckBase):

@@ -7,7 +7,7 @@ from pathlib import Path
 from assay.errors import SpecError
 from assay.spec.checks import AnswerCheck, Derived, SqlCheck
 from assay.spec.files import parse_model, read_toml, shown
-from assay.spec.sqltext import UnsafeSql, readonly_statement
+from assay.spec.sqltext import UnsafeSql, parameters_in, readonly_statement
 from assay.spec.task import TaskSpec
 from assay.spec.world import WorldSpec
 
@@ -41,19 +41,28 @@ def read_task(path: Path, backend: str = "sqlite") -> TaskSpec:
 def check_queries(task: TaskSpec, backend: str, file: str) -> None:
     """Every query a task holds is one read-only statement, proved before anything runs."""
     for index, check in enumerate(task.checks):
-        for field, sql in _queries(check):
+        for field, sql, params in _queries(check):
             try:
-                readonly_statement(sql, backend)
+                statement = readonly_statement(sql, backend)
             except UnsafeSql as error:
                 raise SpecError(file, f"checks[{index}].{field}", f"SQL {error}") from None
+            names = parameters_in(statement)
+            if "" in names:
+                raise SpecError(
+                    file, f"checks[{index}].{field}", "use named parameters (:name), not ?"
+                )
+            missing = sorted(names - params.keys())
+            if missing:
+                where = f"checks[{index}].{field.removesuffix('sql')}params"
+                raise SpecError(file, where, f"no value for :{missing[0]}")
 
 
-def _queries(check: object) -> list[tuple[str, str]]:
-    found: list[tuple[str, str]] = []
+def _queries(check: object) -> list[tuple[str, str, dict[str, object]]]:
+    found: list[tuple[str, str, dict[str, object]]] = []
     if isinstance(check, SqlCheck):
-        found.append(("sql", check.sql))
+        found.append(("sql", check.sql, check.params))
         if isinstance(check.expect, Derived):
-            found.append(("expect.sql", check.expect.sql))
+            found.append(("expect.sql", check.expect.sql, check.expect.params))
     if isinstance(check, AnswerCheck) and isinstance(check.number, Derived):
-        found.append(("number.sql", check.number.sql))
+        found.append(("number.sql", check.number.sql, check.number.params))
     return found

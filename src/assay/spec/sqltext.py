@@ -88,7 +88,8 @@ def readonly_statement(sql: str, backend: str = "sqlite") -> exp.Expression:
 
 
 def parameters_in(statement: exp.Expression) -> set[str]:
-    return {node.name for node in statement.find_all(exp.Placeholder) if node.name}
+    """Named parameters (`:name`); a positional `?` shows as the empty name."""
+    return {"" if node.name == "?" else node.name for node in statement.find_all(exp.Placeholder)}
 
 
 def tables_in(statement: exp.Expression) -> set[str]:

@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import json
 import time
+from datetime import date
+from datetime import time as clock_time
+from decimal import Decimal
 from typing import Any
+from uuid import UUID
 
 from assay.errors import EnvironmentFailure, ToolError
 from assay.spec.task import TaskSpec
@@ -293,8 +297,17 @@ def _error_event(tool: str, operation_id: str | None, code: str, message: str) -
 def _plain(result: Any, tool: str) -> Any:
     """The result as JSON would carry it; a tool that returns something else is a world bug."""
     try:
-        return json.loads(json.dumps(result, default=str))
+        return json.loads(json.dumps(result, default=_as_text))
     except (TypeError, ValueError) as error:
         raise EnvironmentFailure(
             f"tool {tool} returned a value that is not JSON: {error}"
         ) from None
+
+
+def _as_text(value: Any) -> str:
+    """Dates, decimals and ids travel as text; anything else has no faithful JSON form."""
+    if isinstance(value, date | clock_time):
+        return value.isoformat()
+    if isinstance(value, Decimal | UUID):
+        return str(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")

@@ -1,0 +1,114 @@
+"""Agents in-process: failures of the agent's own side, time limits, and the agent forms."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from assay import UsageError
+from assay.runs import run_task
+from assay.taskrun import agent_factory, call, finish
+from assay.taskrun.agents import check_agent_for
+
+
+class Raises:
+    def act(self, observation):
+        raise ConnectionError("model provider unreachable")
+
+
+class Nonsense:
+    def act(self, observation):
+        return {"dance": True}
+
+
+class Sleepy:
+    def act(self, observation):
+        time.sleep(1)
+        return finish("late")
+
+
+class Polite:
+    """Uses the JSON form of actions and reads its observations."""
+
+    def __init__(self):
+        self.seen = []
+
+    def act(self, observation):
+        self.seen.append(observation)
+        if observation.turn == 0:
+            return {"call": {"tool": "add_note", "args": {"text": "hello"}}}
+        return {"finish": "done"}
+
+
+def run(desk, task_id, agent):
+    return run_task(desk, desk.tasks[task_id], agent, run_id="tr_test", agent_name="test")
+
+
+def test_an_agent_that_raises_is_not_scored(desk):
+    result = run(desk, "basic", Raises())
+    assert result.outcome == "not_scored"
+    assert result.error.side == "agent"
+    assert result.error.message == "ConnectionError: model provider unreachable"
+    assert result.summary.termination == "agent_error"
+    assert result.status == "failed"
+
+
+def test_an_invalid_action_is_the_agent_failing(desk):
+    result = run(desk, "basic", Nonsense())
+    assert result.error.side == "agent"
+    assert result.error.message.startswith("returned an invalid action:")
+
+
+def test_a_time_limit_ends_the_run_and_checks_still_run(desk):
+    result = run(desk, "slow", Sleepy())
+    assert result.summary.termination == "timeout"
+    assert result.status == "timed_out"
+    assert result.outcome == "not_achieved"
+    assert len(result.checks) == 1
+
+
+def test_json_actions_and_typed_actions_are_the_same(desk):
+    agent = Polite()
+    result = run(desk, "basic", agent)
+    assert result.outcome == "verified"
+    assert agent.seen[1].events[0].result == {"id": 3, "pinned": False}
+    assert call("add_note", text="hello").model_dump() == {
+        "call": {"tool": "add_note", "args": {"text": "hello"}}
+    }
+
+
+def test_unknown_agent_names_are_refused():
+    with pytest.raises(UsageError, match="--agent: unknown agent 'smart'"):
+        agent_factory("smart")
+    with pytest.raises(UsageError, match="--agent: cannot import nowhere_at_all"):
+        agent_factory("nowhere_at_all:Agent")
+
+
+def test_scripted_agents_need_their_script(shop):
+    task = shop.tasks["refund-double-charge"]
+    with pytest.raises(
+        UsageError, match="has no wrong solution 'x' \\(it has: refunds both charges"
+    ):
+        check_agent_for("wrong:x", task)
+
+
+def test_replay_repeats_a_trajectory_exactly(desk, tmp_path):
+    first = run(desk, "basic", Polite())
+    saved = tmp_path / "t.json"
+    saved.write_text(json.dumps({"trajectory": first.trajectory}))
+    replayed = run(desk, "basic", agent_factory(f"replay:{saved}")(desk.tasks["basic"]))
+    assert replayed.trajectory == first.trajectory
+    assert replayed.final_state_hash == first.final_state_hash
+    with pytest.raises(UsageError, match="is a trajectory of task basic, not held"):
+        agent_factory(f"replay:{saved}")(desk.tasks["held"])
+
+
+def test_replay_of_a_file_that_is_not_a_trajectory(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    with pytest.raises(UsageError, match="is not a saved trajectory"):
+        agent_factory(f"replay:{bad}")
+    with pytest.raises(UsageError, match="cannot read"):
+        agent_factory(f"replay:{tmp_path / 'missing.json'}")

@@ -1,0 +1,154 @@
+"""SQL checks: one value, six comparisons, numbers as numbers, derived expectations, clear details."""
+
+from __future__ import annotations
+
+import pytest
+from worldkit import DESK_WORLD, write_world
+
+from assay.runs import open_benchmark
+from assay.sdk import TaskRun
+
+
+def grade(tmp_path, check: str, steps=()):
+    task = f"""
+title = "t"
+role = "desk"
+[customer]
+request = "r"
+[[checks]]
+name = "the check"
+{check}
+"""
+    benchmark = open_benchmark(write_world(tmp_path, tasks={"t": task}))
+    with TaskRun(benchmark, "t") as run:
+        for tool, args in steps:
+            run.call(tool, **args)
+        result = run.finish("")
+    return result.checks[0]
+
+
+@pytest.mark.parametrize(
+    ("op", "expect", "passed"),
+    [
+        ("eq", 2, True),
+        ("eq", 3, False),
+        ("ne", 3, True),
+        ("gt", 1, True),
+        ("gt", 2, False),
+        ("ge", 2, True),
+        ("lt", 2, False),
+        ("le", 2, True),
+        ("==", 2, True),
+        ("!=", 2, False),
+        (">", 1, True),
+        (">=", 3, False),
+        ("<", 3, True),
+        ("<=", 1, False),
+    ],
+)
+def test_comparisons(tmp_path, op, expect, passed):
+    run = grade(tmp_path, f'sql = "SELECT count(*) FROM notes"\nop = "{op}"\nexpect = {expect}')
+    assert run.passed is passed
+    assert run.score == (1.0 if passed else 0.0)
+
+
+def test_numbers_compare_as_numbers_even_when_stored_as_text(tmp_path):
+    # '10' < '9' as text; 10 > 9 as numbers
+    run = grade(
+        tmp_path, 'sql = "SELECT value FROM numbers WHERE name = \'ten\'"\nop = "gt"\nexpect = 9'
+    )
+    assert run.passed
+    run = grade(tmp_path, "sql = \"SELECT value FROM numbers WHERE name = 'ten'\"\nexpect = 10.0")
+    assert run.passed
+
+
+def test_text_compares_as_text(tmp_path):
+    run = grade(tmp_path, 'sql = "SELECT text FROM notes WHERE id = 1"\nexpect = "first"')
+    assert run.passed
+    assert run.details == "the query returned 'first'; wanted = 'first'"
+
+
+def test_details_and_evidence_carry_the_numbers(tmp_path):
+    run = grade(
+        tmp_path,
+        'sql = "SELECT count(*) FROM notes WHERE text = :t"\nparams = { t = "hello" }\nexpect = 1',
+    )
+    assert run.passed is False
+    assert run.details == "the query returned 0; wanted = 1"
+    assert run.evidence == {
+        "query": "SELECT count(*) FROM notes WHERE text = :t",
+        "params": {"t": "hello"},
+        "op": "eq",
+        "expected": 1,
+        "actual": 0,
+    }
+
+
+def test_null_is_wanted_by_omitting_expect(tmp_path):
+    assert grade(tmp_path, 'sql = "SELECT at FROM notes WHERE id = 1"').passed
+
+
+@pytest.mark.parametrize(
+    ("sql", "details"),
+    [
+        ("SELECT text FROM notes WHERE id = 99", "the query returned no rows"),
+        ("SELECT text FROM notes", "the query returned 2 rows"),
+        ("SELECT id, text FROM notes WHERE id = 1", "the query returned 2 columns (id, text)"),
+    ],
+)
+def test_anything_but_one_value_fails_with_what_came_back(tmp_path, sql, details):
+    run = grade(tmp_path, f'sql = "{sql}"\nexpect = 1')
+    assert run.passed is False
+    assert run.details == f"{details}; a check needs exactly one row of one column"
+
+
+def test_expectation_derived_from_the_initial_state(tmp_path):
+    check = (
+        'sql = "SELECT count(*) FROM notes"\nexpect = { sql = "SELECT count(*) + 1 FROM notes" }'
+    )
+    assert grade(tmp_path, check, [("add_note", {"text": "x"})]).passed
+    assert not grade(tmp_path, check).passed
+
+
+def test_a_check_can_query_the_initial_state(tmp_path):
+    check = 'sql = "SELECT count(*) FROM notes"\ndb = "initial"\nexpect = 2'
+    assert grade(tmp_path, check, [("add_note", {"text": "x"})]).passed
+
+
+def test_a_slow_check_fails_with_details(tmp_path):
+    forever = (
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
+    )
+    root = write_world(
+        tmp_path,
+        world_toml=DESK_WORLD.replace('version = "1"', 'version = "1"\ncheck_timeout_s = 0.2'),
+        tasks={
+            "t": f'title = "t"\nrole = "desk"\n[customer]\nrequest = "r"\n[[checks]]\nname = "slow"\nsql = "{forever}"\n'
+        },
+    )
+    with TaskRun(open_benchmark(root), "t") as run:
+        result = run.finish("")
+    assert result.checks[0].passed is False
+    assert result.checks[0].details == "the query was stopped after 0.2s"
+    assert result.outcome == "not_achieved"
+
+
+def test_a_query_error_means_scoring_failed(tmp_path):
+    root = write_world(
+        tmp_path,
+        tasks={
+            "t": 'title = "t"\nrole = "desk"\n[customer]\nrequest = "r"\n[[checks]]\nname = "c"\nsql = "SELECT nope FROM notes"\n'
+        },
+    )
+    with TaskRun(open_benchmark(root), "t") as run:
+        result = run.finish("")
+    assert result.outcome == "not_scored"
+    assert result.error.side == "scoring"
+    assert result.error.message == "check 'c': the query failed: no such column: nope"
+
+
+def test_unknown_assert_fails_as_unsupported(tmp_path):
+    run = grade(tmp_path, 'assert = "fhir-resource-state"\nresource = "Patient/1"')
+    assert run.passed is False
+    assert run.details == "unsupported assertion 'fhir-resource-state'"
+    assert run.as_json()["assert"] == "fhir-resource-state"

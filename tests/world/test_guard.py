@@ -1,0 +1,67 @@
+"""A locked connection can only read, whatever the statement says, and only for so long."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from worldkit import write_world
+
+from assay.world import load_world
+from assay.world.guard import QueryTimeout
+
+
+@pytest.fixture
+def locked(tmp_path):
+    live = load_world(write_world(tmp_path)).reset()
+    live.freeze()
+    return live.db
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "DELETE FROM notes",
+        "UPDATE notes SET text = 'x'",
+        "INSERT INTO notes (text) VALUES ('x')",
+        "DROP TABLE notes",
+        "CREATE TABLE t (a)",
+        "ATTACH ':memory:' AS other",
+        "PRAGMA query_only = 0",
+        "WITH gone AS (SELECT 1) DELETE FROM notes",
+        "BEGIN",
+    ],
+)
+def test_writes_are_refused_at_run_time(locked, sql):
+    with pytest.raises(sqlite3.DatabaseError):
+        locked.run_limited(1, sql, {})
+    assert locked.run_limited(1, "SELECT count(*) FROM notes", {})[1] == [(2,)]
+
+
+def test_two_statements_are_refused(locked):
+    with pytest.raises(sqlite3.ProgrammingError, match="one statement"):
+        locked.run_limited(1, "SELECT 1; DELETE FROM notes", {})
+
+
+def test_reading_is_allowed(locked):
+    names, rows = locked.run_limited(
+        1,
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3) SELECT sum(i) FROM n",
+        {},
+    )
+    assert (names, rows) == (["sum(i)"], [(6,)])
+
+
+def test_parameters_are_bound_not_pasted(locked):
+    sneaky = "x'; DELETE FROM notes; --"
+    assert locked.run_limited(1, "SELECT count(*) FROM notes WHERE text = :t", {"t": sneaky})[
+        1
+    ] == [(0,)]
+
+
+def test_a_slow_query_is_stopped(locked):
+    forever = (
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
+    )
+    with pytest.raises(QueryTimeout, match=r"stopped after 0\.2s"):
+        locked.run_limited(0.2, forever, {})
