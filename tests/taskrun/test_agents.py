@@ -112,3 +112,46 @@ def test_replay_of_a_file_that_is_not_a_trajectory(tmp_path):
         agent_factory(f"replay:{bad}")
     with pytest.raises(UsageError, match="cannot read"):
         agent_factory(f"replay:{tmp_path / 'missing.json'}")
+
+
+def test_a_world_that_cannot_be_reset_is_not_scored(tmp_path):
+    from worldkit import write_world
+
+    from assay.runs import open_benchmark
+
+    root = write_world(tmp_path, seed="INSERT INTO nowhere VALUES (1);")
+    broken = open_benchmark(root, build=False)
+    task = broken.tasks["basic"]
+    result = run_task(broken, task, agent_factory("reference")(task), run_id="tr_x")
+    assert result.outcome == "not_scored"
+    assert (result.status, result.summary.termination) == ("failed", "world_error")
+    assert result.error.side == "world"
+    assert result.error.message.startswith("the world could not be reset: ")
+    assert "seed failed: no such table: nowhere" in result.error.message
+
+
+def test_a_service_that_crashes_is_the_world_failing(tmp_path):
+    from worldkit import DESK_WORLD, write_world
+
+    from assay.runs import open_benchmark
+
+    root = write_world(
+        tmp_path, world_toml=DESK_WORLD.replace('email = "email"', 'email = "crash.py:Crash"')
+    )
+    (root / "crash.py").write_text(
+        "from assay import Service\n\nclass Crash(Service):\n    kind = 'crash'\n\n    def handle(self, operation, payload):\n        return 1 / 0\n"
+    )
+    benchmark = open_benchmark(root)
+    task = benchmark.tasks["basic"]
+    result = run_task(benchmark, task, _Notify(), run_id="tr_x")
+    assert result.outcome == "not_scored"
+    assert result.error.side == "world"
+    assert (
+        result.error.message
+        == "service email (crash) crashed on send: ZeroDivisionError('division by zero')"
+    )
+
+
+class _Notify:
+    def act(self, observation):
+        return call("notify", to="a@example.com", body="hi")

@@ -7,8 +7,9 @@ from datetime import UTC, datetime
 
 from assay.errors import CheckError
 from assay.score.result import Status, TaskRunResult
-from assay.score.summary import summarize
+from assay.score.summary import Summary, summarize
 from assay.score.task import score_task
+from assay.spec.task import TaskSpec
 from assay.taskrun.rollout import Rollout, RunError
 from assay.taskrun.session import Session
 from assay.verify.context import VerifyContext
@@ -72,10 +73,52 @@ def grade(
         output=rollout.output,
         error=error,
         final_state_hash=live.db.state_hash(),
-        started_at=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        started_at=_now(),
         duration_s=round(time.perf_counter() - started, 6) if started is not None else 0.0,
         trajectory=rollout.trajectory(),
     )
+
+
+def world_failed(
+    task: TaskSpec, message: str, *, run_id: str, repeat: int = 0, agent: str = ""
+) -> TaskRunResult:
+    """The result of a task run whose world could not even be set up: not scored, nothing run."""
+    return TaskRunResult(
+        id=run_id,
+        task_id=task.id,
+        title=task.title,
+        split=task.split,
+        repeat=repeat,
+        agent=agent,
+        status="failed",
+        outcome="not_scored",
+        reward=None,
+        score=None,
+        verdict=None,
+        passed=False,
+        fraction=0.0,
+        axes={},
+        checks=[],
+        summary=Summary(
+            false_completion=False,
+            duplicate_effects=0,
+            faults=0,
+            recovered=False,
+            unnecessary_interruptions=0,
+            rejected_attempts=0,
+            turns=0,
+            termination="world_error",
+        ),
+        output="",
+        error=RunError(side="world", message=message),
+        final_state_hash="",
+        started_at=_now(),
+        duration_s=0.0,
+    )
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _status(rollout: Rollout, error: RunError | None) -> Status:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import sqlite3
 import time
 
+from assay.errors import AssayError
 from assay.runs.benchmark import Benchmark
-from assay.runs.grade import grade
+from assay.runs.grade import grade, world_failed
 from assay.score.result import TaskRunResult
 from assay.spec.task import TaskSpec
 from assay.taskrun.agents.base import Agent
@@ -23,7 +25,15 @@ def run_task(
     agent_name: str = "",
 ) -> TaskRunResult:
     started = time.perf_counter()
-    session = Session(benchmark.world, task)
+    try:
+        session = Session(benchmark.world, task)
+    except (
+        AssayError,
+        OSError,
+        sqlite3.Error,
+    ) as failure:  # the snapshot could not be built or copied
+        message = f"the world could not be reset: {failure}"
+        return world_failed(task, message, run_id=run_id, repeat=repeat, agent=agent_name)
     try:
         drive(session, agent)
         return grade(
