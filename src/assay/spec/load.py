@@ -41,7 +41,7 @@ def read_task(path: Path, backend: str = "sqlite") -> TaskSpec:
 def check_queries(task: TaskSpec, backend: str, file: str) -> None:
     """Every query a task holds is one read-only statement, proved before anything runs."""
     for index, check in enumerate(task.checks):
-        for field, sql, params in _queries(check):
+        for field, sql, params in queries(check):
             try:
                 statement = readonly_statement(sql, backend)
             except UnsafeSql as error:
@@ -57,7 +57,8 @@ def check_queries(task: TaskSpec, backend: str, file: str) -> None:
                 raise SpecError(file, where, f"no value for :{missing[0]}")
 
 
-def _queries(check: object) -> list[tuple[str, str, dict[str, object]]]:
+def queries(check: object) -> list[tuple[str, str, dict[str, object]]]:
+    """The SQL a check holds, each with its field (`sql`, `expect.sql`, `number.sql`) and params."""
     found: list[tuple[str, str, dict[str, object]]] = []
     if isinstance(check, SqlCheck):
         found.append(("sql", check.sql, check.params))

@@ -72,6 +72,14 @@ Verifiers = dict[str, Verifier]
 
 def collect_verifiers(world: World) -> Verifiers:
     """Every verifier in the modules `world.toml` lists, and proof that each task's ids exist."""
+    found = registered_verifiers(world)
+    for task_id, task in world.tasks.items():
+        check_verifier_ids(task, found, shown(world.task_files[task_id]))
+    return found
+
+
+def registered_verifiers(world: World) -> Verifiers:
+    """Every verifier in the modules `world.toml` lists, by id; an id defined twice is a SpecError."""
     found: Verifiers = {}
     for module in world.verifier_modules:
         for value in vars(module).values():
@@ -83,8 +91,6 @@ def collect_verifiers(world: World) -> Verifiers:
                         f"verifier {value.id} is defined twice",
                     )
                 found[value.id] = value
-    for task_id, task in world.tasks.items():
-        check_verifier_ids(task, found, shown(world.task_files[task_id]))
     return found
 
 

@@ -18,7 +18,19 @@ from assay.world.tools import BUILTIN_TOOLS, Tool
 
 def load_world(path: str | Path) -> World:
     """Read `world.toml`, its Python files and every task; raise SpecError on the first problem."""
-    root = Path(path)
+    world, _ = _load(Path(path), strict=True)
+    return world
+
+
+def load_world_tolerant(path: str | Path) -> tuple[World, dict[str, SpecError]]:
+    """The world with every task that loads, and the error of each task that does not, by task id.
+
+    A problem with the world itself (world.toml, tools, services, verifier modules) still raises.
+    """
+    return _load(Path(path), strict=False)
+
+
+def _load(root: Path, *, strict: bool) -> tuple[World, dict[str, SpecError]]:
     spec = read_world(root)
     world_file = shown(root / "world.toml")
     tools = _load_tools(root, spec)
@@ -27,12 +39,19 @@ def load_world(path: str | Path) -> World:
     verifier_modules = [load_file(root / name) for name in spec.verifiers]
     tasks: dict[str, TaskSpec] = {}
     files: dict[str, Path] = {}
+    rejected: dict[str, SpecError] = {}
     for file in task_files(root):
-        task = read_task(file, spec.database.backend)
-        check_task_names(task, spec, tools, shown(file))
+        try:
+            task = read_task(file, spec.database.backend)
+            check_task_names(task, spec, tools, shown(file))
+        except SpecError as error:
+            if strict:
+                raise
+            rejected[file.stem] = error
+            continue
         tasks[task.id] = task
         files[task.id] = file
-    return World(root, spec, tools, services, tasks, files, verifier_modules)
+    return World(root, spec, tools, services, tasks, files, verifier_modules), rejected
 
 
 def _load_tools(root: Path, spec: WorldSpec) -> dict[str, Tool]:
