@@ -7,6 +7,7 @@ import sys
 import typer
 
 from assay.cli import run as run_command
+from assay.cli import validate as validate_command
 
 app = typer.Typer(
     name="assay",
@@ -16,6 +17,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.command("run")(run_command.run)
+app.command("validate")(validate_command.validate)
 
 
 @app.callback()

@@ -1,0 +1,59 @@
+"""`assay validate`: prove each task of a world fair, or list each task's standing."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from assay.cli.options import JsonOption, TaskOption, WorldArgument
+
+
+def validate(
+    world: WorldArgument,
+    task: TaskOption = None,
+    as_json: JsonOption = False,
+    live: Annotated[
+        str | None,
+        typer.Option(
+            "--live",
+            metavar="AGENT",
+            help="Also let this agent attempt each task (informational; never fails a task).",
+        ),
+    ] = None,
+    listing: Annotated[
+        bool,
+        typer.Option(
+            "--list", help="List each task's standing from its last validation; runs nothing."
+        ),
+    ] = False,
+) -> None:
+    """Prove each task fair: static, no-op fails, reference passes, wrong solutions fail, replay."""
+    if listing:
+        _list(world, task or (), as_json)
+        return
+    from assay.cli.trust_view import print_validation
+    from assay.trust.validate import save_validation, validate_world
+
+    report = validate_world(world, task or (), live)
+    save_validation(report)
+    if as_json:
+        typer.echo(json.dumps(report.model_dump(mode="json")))
+    else:
+        print_validation(report)
+    if not report.passed:
+        raise typer.Exit(1)
+
+
+def _list(world: WorldArgument, task_ids: list[str] | tuple[str, ...], as_json: bool) -> None:
+    from assay.cli.trust_view import print_states
+    from assay.spec.load import read_world
+    from assay.trust.withdrawn import world_states
+
+    states = world_states(world, task_ids)
+    if as_json:
+        typer.echo(json.dumps({"tasks": [state.model_dump(mode="json") for state in states]}))
+    else:
+        spec = read_world(world)
+        print_states(f"{spec.name}@{spec.version}", states)

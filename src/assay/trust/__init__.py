@@ -1,0 +1,25 @@
+"""Trust in a task: validation proofs and withdrawn tasks.
+
+This package sits at the runs layer: it runs tasks through `assay.runs`, and only the surfaces
+(CLI, API) use it.
+"""
+
+from assay.trust.model import Proof, TaskValidation, WorldValidation
+from assay.trust.store import JsonValidationStore, ValidationStore, default_store, task_hash
+from assay.trust.validate import save_validation, validate_world
+from assay.trust.withdrawn import TaskState, withdrawn_chosen, world_states
+
+__all__ = [
+    "JsonValidationStore",
+    "Proof",
+    "TaskState",
+    "TaskValidation",
+    "ValidationStore",
+    "WorldValidation",
+    "default_store",
+    "save_validation",
+    "task_hash",
+    "validate_world",
+    "withdrawn_chosen",
+    "world_states",
+]

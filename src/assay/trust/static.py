@@ -1,0 +1,73 @@
+"""The static proof: a task loads, names only what exists, and can be verified at all."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from assay.errors import SpecError
+from assay.spec.checks import PythonCheck
+from assay.spec.load import queries
+from assay.spec.sqlnames import unknown_names
+from assay.spec.sqltext import UnsafeSql, readonly_statement
+from assay.spec.task import TaskSpec
+from assay.trust.model import Proof
+from assay.verify.python import Verifiers
+
+
+def static_proof(
+    task: TaskSpec | None,
+    load_error: SpecError | None,
+    verifiers: Verifiers,
+    columns: Mapping[str, Sequence[str]],
+    backend: str = "sqlite",
+) -> Proof:
+    """Every reason the task cannot be trusted before anything runs; passed when there is none."""
+    if task is None:
+        error = load_error or SpecError("", None, "the task did not load")
+        return Proof.failed(_reason(error))
+    reasons = [
+        *unknown_verifiers(task, verifiers),
+        *unknown_sql_names(task, columns, backend),
+        *missing_goal(task),
+    ]
+    return Proof.failed(*reasons) if reasons else Proof.passed()
+
+
+def unknown_verifiers(task: TaskSpec, verifiers: Verifiers) -> list[str]:
+    known = ", ".join(sorted(verifiers)) or "none registered"
+    return [
+        f"checks[{index}].verifier: unknown verifier {check.verifier!r} (known: {known})"
+        for index, check in enumerate(task.checks)
+        if isinstance(check, PythonCheck) and check.verifier not in verifiers
+    ]
+
+
+def unknown_sql_names(
+    task: TaskSpec, columns: Mapping[str, Sequence[str]], backend: str = "sqlite"
+) -> list[str]:
+    """Each table or column a check's SQL names that the world's snapshot does not have."""
+    reasons = []
+    for index, check in enumerate(task.checks):
+        for field, sql, _ in queries(check):
+            try:
+                statement = readonly_statement(sql, backend)
+            except UnsafeSql as error:  # loading proves this already; kept for tasks built in code
+                reasons.append(f"checks[{index}].{field}: SQL {error}")
+                continue
+            for problem in unknown_names(statement, columns, backend):
+                reasons.append(f"checks[{index}].{field}: {problem}")
+    return reasons
+
+
+def missing_goal(task: TaskSpec) -> list[str]:
+    """A task with no goal check can never be verified; graded on optional checks alone, it is refused."""
+    if any(check.type == "goal" for check in task.checks):
+        return []
+    if not task.checks:
+        return ["checks: no checks; a task needs at least one goal check"]
+    kinds = sorted({check.type for check in task.checks})
+    return [f"checks: no goal check (only {' and '.join(kinds)}); a task needs at least one"]
+
+
+def _reason(error: SpecError) -> str:
+    return f"{error.field}: {error.message}" if error.field else error.message

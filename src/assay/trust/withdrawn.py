@@ -1,0 +1,135 @@
+"""Each task's standing from its last validation: validated, withdrawn, or not validated yet."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from assay.errors import SpecError, UsageError
+from assay.runs.plan import DEFAULT_SPLITS, select_tasks
+from assay.spec.files import read_toml, shown
+from assay.spec.load import read_world, task_files
+from assay.spec.task import TaskSpec
+from assay.trust.store import ValidationStore, default_store, task_hash
+from assay.world.live import World
+
+Standing = Literal["validated", "withdrawn", "unvalidated"]
+
+
+class TaskState(BaseModel):
+    task_id: str
+    file: str
+    split: str | None
+    task_hash: str
+    standing: Standing
+    validated_at: str | None = None
+    reasons: list[str] = []
+
+
+def standing_of(
+    task_id: str, digest: str, validations: Sequence[dict[str, Any]]
+) -> tuple[Standing, dict[str, Any] | None]:
+    """The standing the latest validation of this very file gives; an edited file is unvalidated."""
+    matching = [
+        entry
+        for entry in validations
+        if entry["task_id"] == task_id and entry["task_hash"] == digest
+    ]
+    if not matching:
+        return "unvalidated", None
+    latest = max(matching, key=lambda entry: str(entry.get("validated_at") or ""))
+    return ("validated" if latest["passed"] else "withdrawn"), latest
+
+
+def world_states(
+    path: str | Path, task_ids: Sequence[str] = (), store: ValidationStore | None = None
+) -> list[TaskState]:
+    """Each task file of a world (or the named ones) with its standing; reads files only, so a
+    task that does not load is listed too."""
+    root = Path(path)
+    spec = read_world(root)
+    files = task_files(root)
+    unknown = [task_id for task_id in task_ids if task_id not in {f.stem for f in files}]
+    if unknown:
+        names = ", ".join(file.stem for file in files) or "none"
+        raise UsageError(
+            f"--task: unknown task {unknown[0]!r} in world {spec.name} (tasks: {names})"
+        )
+    validations = (store or default_store()).latest_validations(spec.name, spec.version)
+    states = []
+    for file in files:
+        if task_ids and file.stem not in task_ids:
+            continue
+        digest = task_hash(file)
+        standing, latest = standing_of(file.stem, digest, validations)
+        states.append(
+            TaskState(
+                task_id=file.stem,
+                file=shown(file),
+                split=_split(file),
+                task_hash=digest,
+                standing=standing,
+                validated_at=latest.get("validated_at") if latest else None,
+                reasons=_reasons(latest["record"]) if latest and not latest["passed"] else [],
+            )
+        )
+    return states
+
+
+def withdrawn_chosen(
+    world: World,
+    task_ids: Sequence[str] = (),
+    splits: Sequence[str] = DEFAULT_SPLITS,
+    store: ValidationStore | None = None,
+) -> list[TaskState]:
+    """The withdrawn tasks among those a run of these task ids or splits would hold."""
+    return withdrawn_among(world, select_tasks(world, task_ids, splits), store)
+
+
+def withdrawn_among(
+    world: World, tasks: Sequence[TaskSpec], store: ValidationStore | None = None
+) -> list[TaskState]:
+    """The tasks of `tasks` whose last validation failed, in their order."""
+    validations = (store or default_store()).latest_validations(world.name, world.version)
+    found = []
+    for task in tasks:
+        file = world.task_files[task.id]
+        digest = task_hash(file)
+        standing, latest = standing_of(task.id, digest, validations)
+        if standing == "withdrawn" and latest is not None:
+            found.append(
+                TaskState(
+                    task_id=task.id,
+                    file=shown(file),
+                    split=task.split,
+                    task_hash=digest,
+                    standing=standing,
+                    validated_at=latest.get("validated_at"),
+                    reasons=_reasons(latest["record"]),
+                )
+            )
+    return found
+
+
+def _split(file: Path) -> str | None:
+    try:
+        split = read_toml(file).get("split", "train")
+    except SpecError:  # a task that does not load still has a standing
+        return None
+    return split if isinstance(split, str) else None
+
+
+def _reasons(record: dict[str, Any]) -> list[str]:
+    """`proof: reason` for each failed proof in a stored validation record."""
+    proofs = record.get("proofs") if isinstance(record, dict) else None
+    if not isinstance(proofs, dict):
+        return []
+    return [
+        f"{name}: {reason}"
+        for name, proof in proofs.items()
+        if name != "live" and isinstance(proof, dict) and proof.get("status") == "failed"
+        for reason in proof.get("reasons", [])
+    ]
