@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -12,6 +12,9 @@ from rich.table import Table
 
 from assay.runs.run import BenchmarkOutcome
 from assay.score.result import TaskRunResult
+
+if TYPE_CHECKING:
+    from assay.trust.withdrawn import TaskState
 
 console = Console()
 errors = Console(stderr=True)
@@ -45,7 +48,10 @@ def progress(total: int, *, enabled: bool = True) -> Iterator[Callable[[Any], No
 
 def print_outcome(outcome: BenchmarkOutcome) -> None:
     run = outcome.benchmark_run
-    table = Table(title=f"{run.world}@{run.world_version} · agent {run.agent}", show_lines=False)
+    title = f"{run.world}@{run.world_version} · agent {run.agent}"
+    if run.scored_run:
+        title += " · scored (check details withheld)"
+    table = Table(title=title, show_lines=False)
     for column in ("task", "outcome", "score", "verdict", "summary", "failed checks"):
         table.add_column(column, overflow="fold")
     for result in outcome.task_runs:
@@ -96,3 +102,18 @@ def failures_text(result: TaskRunResult) -> str:
     return "\n".join(
         f"✗ {check.name}" + (f": {check.details}" if check.details else "") for check in failed
     )
+
+
+def print_left_out(left_out: Sequence[TaskState]) -> None:
+    """On stderr: the withdrawn tasks a run leaves out, and why."""
+    if not left_out:
+        return
+    noun = "task" if len(left_out) == 1 else "tasks"
+    errors.print(
+        f"left out {len(left_out)} withdrawn {noun} (the last validation failed; "
+        "--include-withdrawn runs them):",
+        highlight=False,
+    )
+    for state in left_out:
+        why = state.reasons[0] if state.reasons else "failed validation"
+        errors.print(f"  {state.task_id}: {why}", highlight=False, markup=False)

@@ -27,21 +27,41 @@ def run(
     save_trajectories: Annotated[
         Path | None, typer.Option(help="Write one JSON trajectory file per task run here.")
     ] = None,
+    scored: Annotated[
+        bool,
+        typer.Option(
+            "--scored",
+            help="Show outcome, reward, score, verdict and axes but no check details or evidence "
+            "(always so for holdout tasks).",
+        ),
+    ] = False,
+    include_withdrawn: Annotated[
+        bool,
+        typer.Option("--include-withdrawn", help="Also run tasks whose last validation failed."),
+    ] = False,
 ) -> None:
     """Run every chosen task with one agent and print the result table."""
-    from assay.cli.render import print_outcome, progress
+    from assay.cli.render import print_left_out, print_outcome, progress
     from assay.runs import open_benchmark, prepare, run_benchmark
+    from assay.trust.withdrawn import withdrawn_chosen
 
     benchmark = open_benchmark(world)
-    planned = prepare(benchmark, agent, task or (), split or ("train", "dev"), repeats)
+    splits = split or ("train", "dev")
+    left_out = [] if include_withdrawn else withdrawn_chosen(benchmark.world, task or (), splits)
+    leave_out = {state.task_id for state in left_out}
+    planned = prepare(benchmark, agent, task or (), splits, repeats, leave_out=leave_out)
+    print_left_out(left_out)
     with progress(len(planned), enabled=not as_json) as advance:
-        outcome = run_benchmark(benchmark, agent, planned, repeats=repeats, on_result=advance)
+        outcome = run_benchmark(
+            benchmark, agent, planned, repeats=repeats, on_result=advance, scored=scored
+        )
     if save_trajectories is not None:
         save(outcome.task_runs, save_trajectories)
+    shown = outcome.redacted()
     if as_json:
-        typer.echo(json.dumps(outcome.as_json()))
+        typer.echo(json.dumps(shown.as_json()))
     else:
-        print_outcome(outcome)
+        print_outcome(shown)
     if outcome.benchmark_run.phase == "cancelled":
         raise typer.Exit(130)
     score = outcome.benchmark_run.score

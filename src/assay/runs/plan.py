@@ -27,13 +27,23 @@ def new_id(prefix: str) -> str:
 def select_tasks(
     world: World, task_ids: Sequence[str] = (), splits: Iterable[str] = DEFAULT_SPLITS
 ) -> list[TaskSpec]:
-    """Named tasks in the order given, else every task of the splits, sorted by id."""
+    """Named tasks in the order given, else every task of the splits, sorted by id.
+
+    A holdout task runs only when its split is asked for, even when named.
+    """
     if task_ids:
         unknown = [task_id for task_id in task_ids if task_id not in world.tasks]
         if unknown:
             known = ", ".join(sorted(world.tasks)) or "none"
             raise UsageError(
                 f"--task: unknown task {unknown[0]!r} in world {world.name} (tasks: {known})"
+            )
+        held = [
+            t for t in task_ids if world.tasks[t].split == "holdout" and "holdout" not in splits
+        ]
+        if held:
+            raise UsageError(
+                f"--task: {held[0]} is a holdout task; it runs only with --split holdout"
             )
         return [world.tasks[task_id] for task_id in dict.fromkeys(task_ids)]
     wanted = set(splits)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -27,11 +27,18 @@ class BenchmarkRunResult(Figures):
     phase: Literal["created", "started", "completed", "cancelled"]
     started_at: str
     finished_at: str | None
+    scored_run: bool = False  # details and evidence stay out of what is shown
 
 
 class BenchmarkOutcome(BaseModel):
     benchmark_run: BenchmarkRunResult
     task_runs: list[TaskRunResult]
+
+    def redacted(self) -> BenchmarkOutcome:
+        """What may be shown of a scored run: each check's details and evidence dropped."""
+        if not self.benchmark_run.scored_run:
+            return self
+        return self.model_copy(update={"task_runs": [run.redacted() for run in self.task_runs]})
 
     def as_json(self, *, trajectories: bool = True) -> dict[str, Any]:
         return {
@@ -50,10 +57,13 @@ def prepare(
     task_ids: Sequence[str] = (),
     splits: Sequence[str] = DEFAULT_SPLITS,
     repeats: int = 1,
+    *,
+    leave_out: Collection[str] = (),
 ) -> list[PlannedRun]:
-    """The planned task runs; UsageError before anything runs if the agent cannot run a task."""
+    """The planned task runs, less the tasks in `leave_out`; UsageError before anything runs if
+    the agent cannot run a task."""
     agent_factory(agent)
-    tasks = select_tasks(benchmark.world, task_ids, splits)
+    tasks = [t for t in select_tasks(benchmark.world, task_ids, splits) if t.id not in leave_out]
     for task in tasks:
         check_agent_for(agent, task)
     return plan(tasks, repeats)
@@ -67,8 +77,12 @@ def run_benchmark(
     repeats: int = 1,
     executor: Executor | None = None,
     on_result: Callable[[TaskRunResult], None] | None = None,
+    scored: bool = False,
 ) -> BenchmarkOutcome:
+    """Run the planned task runs and aggregate them. The results are whole even when `scored` (or
+    when a holdout task is planned, which always scores): redact with `BenchmarkOutcome.redacted`."""
     started = now()
+    scored = scored or any(benchmark.tasks[run.task_id].split == "holdout" for run in planned)
     results: list[TaskRunResult] = []
 
     def collect(result: TaskRunResult) -> None:
@@ -96,5 +110,6 @@ def run_benchmark(
         phase=phase,
         started_at=started,
         finished_at=now(),
+        scored_run=scored,
     )
     return BenchmarkOutcome(benchmark_run=record, task_runs=results)
