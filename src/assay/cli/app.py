@@ -6,6 +6,7 @@ import sys
 
 import typer
 
+from assay.cli import baseline
 from assay.cli import run as run_command
 from assay.cli import validate as validate_command
 
@@ -18,6 +19,7 @@ app = typer.Typer(
 )
 app.command("run")(run_command.run)
 app.command("validate")(validate_command.validate)
+app.add_typer(baseline.app, name="baseline")
 
 
 @app.callback()

@@ -1,22 +1,26 @@
-"""Trust in a task: validation proofs and withdrawn tasks.
+"""Trust in a task: validation proofs, withdrawn tasks and baselines.
 
 This package sits at the runs layer: it runs tasks through `assay.runs`, and only the surfaces
 (CLI, API) use it.
 """
 
+from assay.trust.baseline import BaselineReport, check_baselines, record_baselines
 from assay.trust.model import Proof, TaskValidation, WorldValidation
 from assay.trust.store import JsonValidationStore, ValidationStore, default_store, task_hash
 from assay.trust.validate import save_validation, validate_world
 from assay.trust.withdrawn import TaskState, withdrawn_chosen, world_states
 
 __all__ = [
+    "BaselineReport",
     "JsonValidationStore",
     "Proof",
     "TaskState",
     "TaskValidation",
     "ValidationStore",
     "WorldValidation",
+    "check_baselines",
     "default_store",
+    "record_baselines",
     "save_validation",
     "task_hash",
     "validate_world",
