@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from assay.cli import baseline
+from assay.cli import baseline, scaffold
 from assay.cli import run as run_command
 from assay.cli import validate as validate_command
 
@@ -20,6 +20,8 @@ app = typer.Typer(
 app.command("run")(run_command.run)
 app.command("validate")(validate_command.validate)
 app.add_typer(baseline.app, name="baseline")
+app.add_typer(scaffold.verifier_app, name="verifier")
+app.add_typer(scaffold.task_app, name="task")
 
 
 @app.callback()

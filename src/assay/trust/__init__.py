@@ -1,4 +1,4 @@
-"""Trust in a task: validation proofs, withdrawn tasks and baselines.
+"""Trust in a task: validation proofs, withdrawn tasks, baselines and scaffolding.
 
 This package sits at the runs layer: it runs tasks through `assay.runs`, and only the surfaces
 (CLI, API) use it.
@@ -6,6 +6,7 @@ This package sits at the runs layer: it runs tasks through `assay.runs`, and onl
 
 from assay.trust.baseline import BaselineReport, check_baselines, record_baselines
 from assay.trust.model import Proof, TaskValidation, WorldValidation
+from assay.trust.scaffold import add_task, add_verifier
 from assay.trust.store import JsonValidationStore, ValidationStore, default_store, task_hash
 from assay.trust.validate import save_validation, validate_world
 from assay.trust.withdrawn import TaskState, withdrawn_chosen, world_states
@@ -18,6 +19,8 @@ __all__ = [
     "TaskValidation",
     "ValidationStore",
     "WorldValidation",
+    "add_task",
+    "add_verifier",
     "check_baselines",
     "default_store",
     "record_baselines",
