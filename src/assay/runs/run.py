@@ -12,6 +12,7 @@ from assay.runs.aggregate import Figures, aggregate
 from assay.runs.benchmark import Benchmark
 from assay.runs.execute import Executor, SerialExecutor
 from assay.runs.plan import DEFAULT_SPLITS, PlannedRun, new_id, plan, select_tasks
+from assay.runs.rows import row_of
 from assay.score.result import TaskRunResult
 from assay.taskrun.agents.resolve import agent_factory, check_agent_for
 
@@ -25,7 +26,9 @@ class BenchmarkRunResult(Figures):
     tasks: int
     task_runs: int
     phase: Literal["created", "started", "completed", "cancelled"]
-    started_at: str
+    status: Literal["active", "completed", "cancelled", "failed"]
+    scored_run: bool = False  # details and evidence stay hidden unless revealed
+    started_at: str | None
     finished_at: str | None
 
 
@@ -59,6 +62,32 @@ def prepare(
     return plan(tasks, repeats)
 
 
+def execute(
+    benchmark: Benchmark,
+    agent: str,
+    planned: Sequence[PlannedRun],
+    *,
+    executor: Executor | None = None,
+    on_result: Callable[[TaskRunResult], None] | None = None,
+) -> tuple[list[TaskRunResult], Literal["completed", "cancelled"]]:
+    """Run the planned task runs, results in planned order; Ctrl-C stops early as `cancelled`."""
+    results: list[TaskRunResult] = []
+
+    def collect(result: TaskRunResult) -> None:
+        if on_result is not None:
+            on_result(result)
+        results.append(result)
+
+    phase: Literal["completed", "cancelled"] = "completed"
+    try:
+        (executor or SerialExecutor()).execute(benchmark, agent, planned, collect)
+    except KeyboardInterrupt:
+        phase = "cancelled"
+    order = {run.id: index for index, run in enumerate(planned)}
+    results.sort(key=lambda result: order[result.id])
+    return results, phase
+
+
 def run_benchmark(
     benchmark: Benchmark,
     agent: str,
@@ -68,22 +97,10 @@ def run_benchmark(
     executor: Executor | None = None,
     on_result: Callable[[TaskRunResult], None] | None = None,
 ) -> BenchmarkOutcome:
+    """A benchmark run held in memory only; `assay.runs.record` keeps one in the store."""
     started = now()
-    results: list[TaskRunResult] = []
-
-    def collect(result: TaskRunResult) -> None:
-        results.append(result)
-        if on_result is not None:
-            on_result(result)
-
-    phase: Literal["completed", "cancelled"] = "completed"
-    try:
-        (executor or SerialExecutor()).execute(benchmark, agent, planned, collect)
-    except KeyboardInterrupt:
-        phase = "cancelled"
-    order = {run.id: index for index, run in enumerate(planned)}
-    results.sort(key=lambda result: order[result.id])
-    figures = aggregate(results)
+    results, phase = execute(benchmark, agent, planned, executor=executor, on_result=on_result)
+    figures = aggregate([row_of(result) for result in results])
     record = BenchmarkRunResult(
         **figures.model_dump(),
         id=new_id("br"),
@@ -94,6 +111,7 @@ def run_benchmark(
         tasks=len({run.task_id for run in planned}),
         task_runs=len(planned),
         phase=phase,
+        status=phase,
         started_at=started,
         finished_at=now(),
     )
