@@ -6,7 +6,10 @@ import sys
 
 import typer
 
+from assay.cli import export as export_command
 from assay.cli import run as run_command
+from assay.cli import runs as runs_command
+from assay.cli import show as show_command
 
 app = typer.Typer(
     name="assay",
@@ -16,6 +19,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.command("run")(run_command.run)
+app.command("runs")(runs_command.runs)
+app.command("show")(show_command.show)
+app.command("export")(export_command.export)
 
 
 @app.callback()

@@ -1,25 +1,53 @@
-"""`assay run`: a benchmark run of a world with one agent."""
+"""`assay run`: a benchmark run of a world with one agent, recorded in the store."""
 
 from __future__ import annotations
 
 import json
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from assay.cli.options import JsonOption, SplitOption, TaskOption, WorldArgument
+from assay.cli.options import JsonOption, SplitOption, StoreOption, TaskOption
+from assay.errors import UsageError
+
+if TYPE_CHECKING:
+    from assay.runs.run import BenchmarkOutcome
+    from assay.runs.store import Store
+
+DEFAULT_AGENT = "reference"
 
 
 def run(
-    world: WorldArgument,
+    world: Annotated[
+        Path | None,
+        typer.Argument(
+            help="A world directory (holding world.toml); with --resume, the run's own."
+        ),
+    ] = None,
     agent: Annotated[
-        str,
-        typer.Option(help="noop, reference, wrong:<name>, replay:<file> or module:Class."),
-    ] = "reference",
+        str | None,
+        typer.Option(
+            help="noop, reference, wrong:<name>, replay:<file> or module:Class (default: reference)."
+        ),
+    ] = None,
     task: TaskOption = None,
     split: SplitOption = None,
-    repeats: Annotated[int, typer.Option(min=1, help="Task runs per task.")] = 1,
+    repeats: Annotated[
+        int | None, typer.Option(min=1, help="Task runs per task (default: 1).")
+    ] = None,
+    resume: Annotated[
+        str | None,
+        typer.Option(
+            "--resume",
+            metavar="RUN",
+            help="Finish a stored run: run again only its task runs that are missing or not scored.",
+        ),
+    ] = None,
+    store: StoreOption = None,
     as_json: JsonOption = False,
     fail_under: Annotated[
         float | None, typer.Option(help="Exit 1 when the run's score is below this.")
@@ -28,25 +56,92 @@ def run(
         Path | None, typer.Option(help="Write one JSON trajectory file per task run here.")
     ] = None,
 ) -> None:
-    """Run every chosen task with one agent and print the result table."""
-    from assay.cli.render import print_outcome, progress
-    from assay.runs import open_benchmark, prepare, run_benchmark
+    """Run every chosen task with one agent, record it in the store and print the result table."""
+    from assay.cli.render import console, print_outcome
+    from assay.runs.store import open_store
 
-    benchmark = open_benchmark(world)
-    planned = prepare(benchmark, agent, task or (), split or ("train", "dev"), repeats)
-    with progress(len(planned), enabled=not as_json) as advance:
-        outcome = run_benchmark(benchmark, agent, planned, repeats=repeats, on_result=advance)
+    if resume is not None:
+        _refuse_with_resume(task, split, repeats)
+    elif world is None:
+        raise UsageError("WORLD: missing; give a world directory, or --resume RUN")
+    with _cancel_on_terminate(), open_store(store) as records:
+        if resume is None:
+            assert world is not None
+            outcome = _fresh(
+                records, world, agent or DEFAULT_AGENT, task, split, repeats or 1, as_json
+            )
+        else:
+            outcome = _resumed(records, resume, world, agent, as_json)
+        shown = records.location.shown
     if save_trajectories is not None:
         save(outcome.task_runs, save_trajectories)
     if as_json:
         typer.echo(json.dumps(outcome.as_json()))
     else:
         print_outcome(outcome)
+        console.print(f"benchmark run {outcome.benchmark_run.id} is in {shown}")
     if outcome.benchmark_run.phase == "cancelled":
         raise typer.Exit(130)
     score = outcome.benchmark_run.score
     if fail_under is not None and (score is None or score < fail_under):
         raise typer.Exit(1)
+
+
+def _fresh(
+    records: Store,
+    world: Path,
+    agent: str,
+    task: list[str] | None,
+    split: list[str] | None,
+    repeats: int,
+    quiet: bool,
+) -> BenchmarkOutcome:
+    from assay.cli.render import progress
+    from assay.runs import open_benchmark, prepare
+    from assay.runs.plan import DEFAULT_SPLITS
+    from assay.runs.record import record_run
+
+    benchmark = open_benchmark(world)
+    planned = prepare(benchmark, agent, task or (), split or DEFAULT_SPLITS, repeats)
+    with progress(len(planned), enabled=not quiet) as advance:
+        return record_run(records, benchmark, agent, planned, repeats=repeats, on_result=advance)
+
+
+def _resumed(
+    records: Store, run_id: str, world: Path | None, agent: str | None, quiet: bool
+) -> BenchmarkOutcome:
+    from assay.cli.render import progress
+    from assay.runs import open_benchmark
+    from assay.runs.record import continue_run, resume_plan
+
+    record = records.benchmark_run(run_id, parameter="--resume")
+    if agent is not None and agent != record.agent:
+        raise UsageError(f"--agent: run {record.id} was run by {record.agent!r}, not {agent!r}")
+    benchmark = open_benchmark(world if world is not None else Path(record.world_path))
+    planned = resume_plan(records, benchmark, record)
+    with progress(len(planned), enabled=not quiet) as advance:
+        return continue_run(records, benchmark, record.id, record.agent, planned, on_result=advance)
+
+
+def _refuse_with_resume(task: list[str] | None, split: list[str] | None, repeats: int | None):
+    """A resumed run keeps its own tasks and repeats."""
+    for name, given in (("--task", task), ("--split", split), ("--repeats", repeats)):
+        if given:
+            raise UsageError(f"{name}: a resumed run keeps its own tasks and repeats; drop {name}")
+
+
+@contextmanager
+def _cancel_on_terminate() -> Iterator[None]:
+    """SIGTERM cancels like Ctrl-C, so the run is marked cancelled and its finished task runs kept."""
+
+    def interrupt(_signal: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def save(task_runs: list, directory: Path) -> None:
