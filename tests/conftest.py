@@ -30,9 +30,8 @@ def shop():
     return open_benchmark(SHOP)
 
 
-@pytest.fixture(scope="session")
-def postgres_store() -> Iterator[str]:
-    """A store URL on the local PostgreSQL server: a database made for this session, then dropped."""
+def postgres_database() -> Iterator[str]:
+    """A store URL on the local PostgreSQL server, for a database made now and dropped after."""
     import psycopg
 
     name = f"assay_store_{uuid.uuid4().hex[:12]}"
@@ -44,3 +43,15 @@ def postgres_store() -> Iterator[str]:
     finally:
         with psycopg.connect(admin, autocommit=True) as connection:
             connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def postgres_store() -> Iterator[str]:
+    """A PostgreSQL store shared by the session's tests; each test keeps to its own runs."""
+    yield from postgres_database()
+
+
+@pytest.fixture
+def empty_postgres_store() -> Iterator[str]:
+    """A PostgreSQL store of this test's own, empty."""
+    yield from postgres_database()

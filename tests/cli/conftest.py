@@ -22,6 +22,7 @@ def assay(capsys, monkeypatch, tmp_path):
     """Call `assay ARGS…` in a fresh working directory; gives the exit code, stdout and stderr."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("ASSAY_STORE", raising=False)
+    monkeypatch.setenv("ASSAY_HOME", ".assay")  # a store of its own, in the working directory
     monkeypatch.setenv("COLUMNS", "200")
 
     def call(*args: str) -> Ran:

@@ -7,6 +7,7 @@ import io
 import json
 
 import pytest
+from worldkit import SHOP
 
 
 def last_run(assay) -> str:
@@ -15,10 +16,10 @@ def last_run(assay) -> str:
 
 
 @pytest.fixture
-def recorded(assay, shop):
+def recorded(assay):
     ran = assay(
         "run",
-        shop,
+        SHOP,
         "--task",
         "refund-double-charge",
         "--task",
@@ -64,8 +65,8 @@ def test_show_prints_the_run_and_a_task_s_check_runs(assay, recorded):
     assert one["task_runs"][0]["trajectory"]["steps"]
 
 
-def test_runs_lists_newest_first(assay, shop, recorded):
-    assay("run", shop, "--task", "update-address", "--json")
+def test_runs_lists_newest_first(assay, recorded):
+    assay("run", SHOP, "--task", "update-address", "--json")
     listed = json.loads(assay("runs", "--json").out)["benchmark_runs"]
     assert listed[1]["id"] == recorded["benchmark_run"]["id"]
     assert (listed[0]["finished"], listed[0]["task_runs"], listed[0]["phase"]) == (
@@ -180,10 +181,10 @@ def test_resume_of_a_finished_run_runs_nothing_and_changes_nothing(assay, record
     assert after["benchmark_run"]["phase"] == "completed"
 
 
-def test_the_store_option_and_postgresql(assay, shop, postgres_store):
+def test_the_store_option_and_postgresql(assay, postgres_store):
     ran = assay(
         "run",
-        shop,
+        SHOP,
         "--task",
         "update-address",
         "--repeats",

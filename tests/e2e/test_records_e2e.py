@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -13,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, text
+from worldkit import SHOP
 
 ASSAY = [str(Path(sys.executable).with_name("assay"))]
 SLOW = f"{Path(__file__).with_name('slow_agent.py')}:SlowAgent"
@@ -37,9 +37,9 @@ def query(url: str, sql: str) -> list[tuple]:
         engine.dispose()
 
 
-def start_slow_run(shop: Path, cwd: Path, url: str) -> subprocess.Popen:
+def start_slow_run(cwd: Path, url: str) -> subprocess.Popen:
     return subprocess.Popen(
-        [*ASSAY, "run", shop, "--agent", SLOW, "--repeats", "2", "--store", url, "--json"],
+        [*ASSAY, "run", SHOP, "--agent", SLOW, "--repeats", "2", "--store", url, "--json"],
         cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -70,13 +70,13 @@ def wait_for_finished(url: str, count: int, process: subprocess.Popen) -> None:
 @pytest.fixture(params=["sqlite", "postgresql"])
 def store_url(request, tmp_path) -> str:
     if request.param == "postgresql":
-        return request.getfixturevalue("postgres_store")
+        return request.getfixturevalue("empty_postgres_store")
     return f"sqlite:///{tmp_path / 'records.db'}"
 
 
-def test_repeats_land_in_the_default_store_and_read_back(shop, tmp_path):
-    env = {k: v for k, v in os.environ.items() if k != "ASSAY_STORE"}
-    ran = json.loads(assay("run", shop, "--repeats", "5", "--json", cwd=tmp_path, env=env).stdout)
+def test_repeats_land_in_the_default_store_and_read_back(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("ASSAY_STORE", "ASSAY_HOME")}
+    ran = json.loads(assay("run", SHOP, "--repeats", "5", "--json", cwd=tmp_path, env=env).stdout)
     run = ran["benchmark_run"]
     assert (run["phase"], run["task_runs"], run["scored"]) == ("completed", 75, 75)
     assert run["pass_at_k"] == {"1": 1.0, "2": 1.0, "4": 1.0, "5": 1.0}
@@ -95,8 +95,8 @@ def test_repeats_land_in_the_default_store_and_read_back(shop, tmp_path):
     assert len(csv_lines.splitlines()) == 76
 
 
-def test_a_killed_run_keeps_whole_task_runs_and_resume_finishes_it(shop, tmp_path, store_url):
-    process = start_slow_run(shop, tmp_path, store_url)
+def test_a_killed_run_keeps_whole_task_runs_and_resume_finishes_it(tmp_path, store_url):
+    process = start_slow_run(tmp_path, store_url)
     wait_for_finished(store_url, 5, process)
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=30)
@@ -131,9 +131,9 @@ def test_a_killed_run_keeps_whole_task_runs_and_resume_finishes_it(shop, tmp_pat
     assert {task_run: after[task_run] for task_run in finished} == finished  # not redone
 
 
-def test_ctrl_c_marks_the_run_cancelled_and_keeps_finished_task_runs(shop, tmp_path):
+def test_ctrl_c_marks_the_run_cancelled_and_keeps_finished_task_runs(tmp_path):
     url = f"sqlite:///{tmp_path / 'records.db'}"
-    process = start_slow_run(shop, tmp_path, url)
+    process = start_slow_run(tmp_path, url)
     wait_for_finished(url, 3, process)
     process.send_signal(signal.SIGINT)
     out, _ = process.communicate(timeout=30)

@@ -8,13 +8,13 @@ import json
 
 import pytest
 
-from assay.runs import open_benchmark, prepare, run_benchmark
+from assay.runs import prepare, run_benchmark
 from assay.runs.export import export_rows, write_csv, write_jsonl
 
 
 @pytest.fixture(scope="module")
 def results(shop):
-    benchmark = open_benchmark(shop)
+    benchmark = shop
     planned = prepare(benchmark, "reference", ["refund-double-charge", "update-address"])
     done = run_benchmark(benchmark, "reference", planned).task_runs
     failed = done[1].model_copy(

@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 
 from assay.errors import UsageError
-from assay.runs import SerialExecutor, open_benchmark, prepare
+from assay.runs import SerialExecutor, prepare
 from assay.runs.aggregate import aggregate
 from assay.runs.record import continue_run, load_outcome, record_run, resume_plan
 from assay.runs.rows import row_of
@@ -30,7 +30,7 @@ class StopAfter:
 
 @pytest.fixture(scope="module")
 def benchmark(shop):
-    return open_benchmark(shop)
+    return shop
 
 
 @pytest.fixture

@@ -9,7 +9,8 @@ from pydantic import BaseModel
 
 from assay.runs.interval import ci95
 from assay.runs.passk import pass_k, task_counts
-from assay.runs.rows import TaskRow
+from assay.runs.rows import TaskRow, row_of
+from assay.score.result import TaskRunResult
 from assay.score.summary import SummaryTotals
 from assay.score.task import OUTCOMES, Outcome, Verdict, verdict
 
@@ -41,8 +42,9 @@ class Figures(SplitFigures):
     summary: SummaryTotals
 
 
-def aggregate(rows: Sequence[TaskRow]) -> Figures:
+def aggregate(runs: Sequence[TaskRow | TaskRunResult]) -> Figures:
     """Every figure of a benchmark run; not-scored task runs are counted apart, never averaged."""
+    rows = [run if isinstance(run, TaskRow) else row_of(run) for run in runs]
     at, hat = pass_k(list(task_counts(rows).values()))
     return Figures(
         **split_figures(rows).model_dump(),

@@ -12,7 +12,6 @@ from assay.runs.aggregate import Figures, aggregate
 from assay.runs.benchmark import Benchmark
 from assay.runs.execute import Executor, SerialExecutor
 from assay.runs.plan import DEFAULT_SPLITS, PlannedRun, new_id, plan, select_tasks
-from assay.runs.rows import row_of
 from assay.score.result import TaskRunResult
 from assay.taskrun.agents.resolve import agent_factory, check_agent_for
 
@@ -100,7 +99,7 @@ def run_benchmark(
     """A benchmark run held in memory only; `assay.runs.record` keeps one in the store."""
     started = now()
     results, phase = execute(benchmark, agent, planned, executor=executor, on_result=on_result)
-    figures = aggregate([row_of(result) for result in results])
+    figures = aggregate(results)
     record = BenchmarkRunResult(
         **figures.model_dump(),
         id=new_id("br"),

@@ -57,9 +57,18 @@ def test_first_use_makes_the_folder_and_the_file(tmp_path):
 def test_the_default_store_is_under_dot_assay_here(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("ASSAY_STORE", raising=False)
+    monkeypatch.delenv("ASSAY_HOME", raising=False)
     with open_store() as store:
         assert store.location.shown == "sqlite:///.assay/assay.db"
     assert tables_in(tmp_path / ".assay" / "assay.db") >= TABLES
+
+
+def test_assay_home_moves_the_default_store(tmp_path, monkeypatch):
+    monkeypatch.delenv("ASSAY_STORE", raising=False)
+    monkeypatch.setenv("ASSAY_HOME", str(tmp_path / "home"))
+    with open_store():
+        pass
+    assert tables_in(tmp_path / "home" / "assay.db") >= TABLES
 
 
 def test_the_environment_names_the_store_when_no_option_does(tmp_path, monkeypatch):

@@ -13,7 +13,7 @@ from sqlalchemy.exc import ArgumentError
 from assay.errors import UsageError
 
 ENVIRONMENT = "ASSAY_STORE"
-DEFAULT_FILE = Path(".assay") / "assay.db"
+HOME = "ASSAY_HOME"  # snapshots live there too; `.assay` in the working directory by default
 BACKENDS = ("sqlite", "postgresql")
 
 
@@ -33,12 +33,17 @@ class Location:
 
 
 def locate(option: str | None = None) -> Location:
-    """The store named by the option, else by ASSAY_STORE, else `.assay/assay.db` here."""
+    """The store named by the option, else by ASSAY_STORE, else `$ASSAY_HOME/assay.db`."""
     if option:
         return parse(option, "--store")
     if os.environ.get(ENVIRONMENT):
         return parse(os.environ[ENVIRONMENT], ENVIRONMENT)
-    return Location(URL.create("sqlite", database=str(DEFAULT_FILE)), "--store")
+    return Location(URL.create("sqlite", database=str(default_file())), "--store")
+
+
+def default_file() -> Path:
+    """`assay.db` in `$ASSAY_HOME`, which is `.assay` in the working directory unless set."""
+    return Path(os.environ.get(HOME, ".assay")) / "assay.db"
 
 
 def parse(text: str, parameter: str) -> Location:
