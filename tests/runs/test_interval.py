@@ -7,7 +7,7 @@ import random
 import pytest
 from rowmaker import repeats, row
 
-from assay.runs.interval import ci95, task_sums
+from assay.runs.interval import RESAMPLES, SEED, ci95, resamples_for, task_sums
 
 
 def test_repeats_of_a_task_are_drawn_together():
@@ -63,3 +63,37 @@ def test_uneven_repeats_weigh_each_run_once():
     sums, counts = task_sums(rows)
     assert (sums.sum() / counts.sum()) == pytest.approx(0.25)
     assert ci95(rows) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize("repeats_of", [lambda task: 3, lambda task: 1 + task % 4])
+def test_the_interval_is_scipy_s_percentile_bootstrap_over_tasks(repeats_of):
+    # The same draws as scipy.stats.bootstrap with paired task sums and counts, so the
+    # interval is the library's, computed in batches that bound memory.
+    import numpy as np
+    from scipy.stats import bootstrap
+
+    generator = random.Random(11)
+    rows = [
+        row(f"t{task:03}", "verified", generator.random(), repeat=repeat)
+        for task in range(60)
+        for repeat in range(repeats_of(task))
+    ]
+    sums, counts = task_sums(rows)
+    reference = bootstrap(
+        (sums, counts),
+        lambda s, c, axis=-1: s.sum(axis=axis) / c.sum(axis=axis),
+        paired=True,
+        vectorized=True,
+        n_resamples=RESAMPLES,
+        method="percentile",
+        rng=np.random.default_rng(SEED),
+    ).confidence_interval
+    assert ci95(rows) == pytest.approx((reference.low, reference.high), rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("tasks", "resamples"),
+    [(2, 2000), (50_000, 2000), (50_001, 1999), (80_000, 1250), (100_000, 1000), (10**6, 1000)],
+)
+def test_resamples_drop_towards_1000_only_past_50000_tasks(tasks, resamples):
+    assert resamples_for(tasks) == resamples

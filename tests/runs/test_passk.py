@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from rowmaker import repeats
 
 from assay.runs.passk import k_values, pass_at, pass_hat, pass_k, task_counts
@@ -89,3 +93,15 @@ def test_nothing_scored_gives_empty_figures():
 
 def test_rule_violated_is_not_a_success():
     assert task_counts(repeats("a", "rrv")) == {"a": (3, 1)}
+
+
+@given(st.lists(st.tuples(st.integers(1, 40), st.integers(0, 40)), min_size=1, max_size=20))
+def test_the_figures_average_the_exact_estimators(pairs):
+    counts = [(n, min(c, n)) for n, c in pairs]
+    at, hat = pass_k(counts)
+    for k in k_values(min(n for n, _ in counts)):
+        exact_at = math.fsum(pass_at(n, c, k) for n, c in counts) / len(counts)
+        exact_hat = math.fsum(pass_hat(n, c, k) for n, c in counts) / len(counts)
+        assert at[str(k)] == pytest.approx(exact_at, abs=1e-12)
+        assert hat[str(k)] == pytest.approx(exact_hat, abs=1e-12)
+        assert 0.0 <= hat[str(k)] <= at[str(k)] + 1e-12 <= 1.0 + 1e-12

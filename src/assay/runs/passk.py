@@ -12,14 +12,13 @@ Counts = tuple[int, int]  # (n scored task runs, c of them verified)
 
 def task_counts(rows: Iterable[TaskRow]) -> dict[str, Counts]:
     """Scored and verified task runs per task; tasks with no scored run are left out."""
-    counts: dict[str, list[int]] = {}
+    scored: dict[str, int] = {}
+    verified: dict[str, int] = {}
     for row in rows:
-        if row.outcome == "not_scored":
-            continue
-        pair = counts.setdefault(row.task_id, [0, 0])
-        pair[0] += 1
-        pair[1] += row.outcome == "verified"
-    return {task: (n, c) for task, (n, c) in counts.items()}
+        if row.outcome != "not_scored":
+            scored[row.task_id] = scored.get(row.task_id, 0) + 1
+            verified[row.task_id] = verified.get(row.task_id, 0) + (row.outcome == "verified")
+    return {task: (n, verified[task]) for task, n in scored.items()}
 
 
 def k_values(fewest: int) -> list[int]:
@@ -42,7 +41,22 @@ def pass_k(counts: Sequence[Counts]) -> tuple[dict[str, float], dict[str, float]
     """pass@k and pass^k averaged over tasks, keyed by k as text; empty with no scored task."""
     if not counts:
         return {}, {}
-    ks = k_values(min(n for n, _ in counts))
-    at = {str(k): math.fsum(pass_at(n, c, k) for n, c in counts) / len(counts) for k in ks}
-    hat = {str(k): math.fsum(pass_hat(n, c, k) for n, c in counts) / len(counts) for k in ks}
+    import numpy as np  # here, not at the top: `assay` starts faster without it
+
+    n, c = (np.array(column, dtype=float) for column in zip(*counts, strict=True))
+    at: dict[str, float] = {}
+    hat: dict[str, float] = {}
+    for k in k_values(int(n.min())):
+        at[str(k)] = float(np.mean(1.0 - ratios(n - c, n, k)))
+        hat[str(k)] = float(np.mean(ratios(c, n, k)))
     return at, hat
+
+
+def ratios(top, n, k: int):
+    """C(top, k) / C(n, k) per task, as the product of (top − i) / (n − i) for i < k; 0 if top < k."""
+    import numpy as np
+
+    product = np.ones_like(n)
+    for i in range(k):
+        product *= (top - i) / (n - i)
+    return np.where(top >= k, product, 0.0)
