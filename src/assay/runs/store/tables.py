@@ -16,11 +16,10 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.dialects.postgresql import JSONB
 
 HEAD = "0001"  # the newest migration; opening a store at this revision skips Alembic entirely
 
-Json = JSON().with_variant(JSONB(), "postgresql")
+Json = JSON()  # plain json on PostgreSQL too: the text is kept as serialised, keys in order
 Stamp = String(32)  # ISO-8601 UTC text, the form the JSON carries; it sorts as time does
 
 metadata = MetaData()

@@ -6,18 +6,25 @@ Revises:
 
 import sqlalchemy as sa
 from alembic import op
-from sqlalchemy.dialects.postgresql import JSONB
 
 revision = "0001"
 down_revision = None
 branch_labels = None
 depends_on = None
 
-Json = sa.JSON().with_variant(JSONB(), "postgresql")
+Json = sa.JSON()
 Stamp = sa.String(32)
 
 
 def upgrade() -> None:
+    _benchmark_runs()
+    _task_runs()
+    _check_runs()
+    _trajectories()
+    _validations()
+
+
+def _benchmark_runs() -> None:
     op.create_table(
         "benchmark_runs",
         sa.Column("id", sa.String(64), primary_key=True),
@@ -39,6 +46,9 @@ def upgrade() -> None:
         sa.Column("finished_at", Stamp),
     )
     op.create_index("ix_benchmark_runs_created_at", "benchmark_runs", ["created_at"])
+
+
+def _task_runs() -> None:
     op.create_table(
         "task_runs",
         sa.Column("id", sa.String(64), primary_key=True),
@@ -67,6 +77,9 @@ def upgrade() -> None:
         sa.UniqueConstraint("benchmark_run_id", "task_id", "repeat", name="uq_task_runs_repeat"),
     )
     op.create_index("ix_task_runs_benchmark_run_id", "task_runs", ["benchmark_run_id"])
+
+
+def _check_runs() -> None:
     op.create_table(
         "check_runs",
         sa.Column("id", sa.String(64), primary_key=True),
@@ -88,6 +101,9 @@ def upgrade() -> None:
         sa.Column("evidence", Json),
     )
     op.create_index("ix_check_runs_task_run_id", "check_runs", ["task_run_id"])
+
+
+def _trajectories() -> None:
     op.create_table(
         "trajectories",
         sa.Column(
@@ -98,6 +114,9 @@ def upgrade() -> None:
         ),
         sa.Column("trajectory", Json, nullable=False),
     )
+
+
+def _validations() -> None:
     op.create_table(
         "validations",
         sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
