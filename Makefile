@@ -23,3 +23,4 @@ test: lint
 
 bench: $(BIN)/assay
 	$(BIN)/python bench/taskruns.py
+	$(BIN)/python bench/records.py

@@ -57,7 +57,6 @@ def run(
     ] = None,
 ) -> None:
     """Run every chosen task with one agent, record it in the store and print the result table."""
-    from assay.cli.render import console, print_outcome
     from assay.runs.store import open_store
 
     if resume is not None:
@@ -75,16 +74,22 @@ def run(
         shown = records.location.shown
     if save_trajectories is not None:
         save(outcome.task_runs, save_trajectories)
-    if as_json:
-        typer.echo(json.dumps(outcome.as_json()))
-    else:
-        print_outcome(outcome)
-        console.print(f"benchmark run {outcome.benchmark_run.id} is in {shown}")
+    _report(outcome, shown, as_json)
     if outcome.benchmark_run.phase == "cancelled":
         raise typer.Exit(130)
     score = outcome.benchmark_run.score
     if fail_under is not None and (score is None or score < fail_under):
         raise typer.Exit(1)
+
+
+def _report(outcome: BenchmarkOutcome, store: str, as_json: bool) -> None:
+    from assay.cli.render import console, print_outcome
+
+    if as_json:
+        typer.echo(json.dumps(outcome.as_json()))
+    else:
+        print_outcome(outcome)
+        console.print(f"benchmark run {outcome.benchmark_run.id} is in {store}")
 
 
 def _fresh(
