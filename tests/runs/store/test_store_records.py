@@ -139,12 +139,13 @@ def test_a_run_is_found_by_a_unique_start_of_its_id(store):
         store.benchmark_run("x%", parameter="--resume")
 
 
-def test_an_ambiguous_start_is_refused(store):
-    create(store, [], run_id="br_same_1")
-    create(store, [], run_id="br_same_2")
-    with pytest.raises(UnknownRun, match="'br_same_' matches several benchmark runs"):
-        store.benchmark_run("br_same_")
-    assert store.benchmark_run("br_same_1").id == "br_same_1"
+def test_an_ambiguous_start_is_refused_but_a_whole_id_is_not(store):
+    prefix = new_id("br")
+    for suffix in ("1", "10", "11", "12"):
+        create(store, [], run_id=prefix + suffix)
+    with pytest.raises(UnknownRun, match=f"'{prefix}' matches several benchmark runs; give more"):
+        store.benchmark_run(prefix)
+    assert store.benchmark_run(prefix + "1").id == prefix + "1"
 
 
 def test_recent_runs_come_newest_first_with_their_finished_counts(store, results):

@@ -173,18 +173,16 @@ class Store:
         """The run with this id, or the only one whose id starts with it; UnknownRun otherwise."""
         with self.engine.connect() as connection:
             rows = connection.execute(
-                select(benchmark_runs)
-                .where(
-                    or_(
-                        benchmark_runs.c.id == run_id,
-                        benchmark_runs.c.id.startswith(run_id, autoescape=True),
-                    )
-                )
-                .limit(3)
+                select(benchmark_runs).where(benchmark_runs.c.id == run_id)
             ).all()
-        exact = [row for row in rows if row.id == run_id]
-        if exact or len(rows) == 1:
-            return self._with_finished((exact or rows)[0])
+            if not rows:
+                rows = connection.execute(
+                    select(benchmark_runs)
+                    .where(benchmark_runs.c.id.startswith(run_id, autoescape=True))
+                    .limit(2)
+                ).all()
+        if len(rows) == 1:
+            return self._with_finished(rows[0])
         if rows:
             raise UnknownRun(f"{parameter}: {run_id!r} matches several benchmark runs; give more")
         raise UnknownRun(f"{parameter}: no benchmark run {run_id!r} in {self.location.shown}")
