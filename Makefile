@@ -24,3 +24,4 @@ test: lint
 bench: $(BIN)/assay
 	$(BIN)/python bench/taskruns.py
 	$(BIN)/python bench/validate.py
+	$(BIN)/python bench/records.py

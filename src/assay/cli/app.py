@@ -7,7 +7,10 @@ import sys
 import typer
 
 from assay.cli import baseline, scaffold
+from assay.cli import export as export_command
 from assay.cli import run as run_command
+from assay.cli import runs as runs_command
+from assay.cli import show as show_command
 from assay.cli import validate as validate_command
 
 app = typer.Typer(
@@ -18,6 +21,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.command("run")(run_command.run)
+app.command("runs")(runs_command.runs)
+app.command("show")(show_command.show)
+app.command("export")(export_command.export)
 app.command("validate")(validate_command.validate)
 app.add_typer(baseline.app, name="baseline")
 app.add_typer(scaffold.verifier_app, name="verifier")

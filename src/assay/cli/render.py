@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from assay.runs.run import BenchmarkOutcome
+from assay.runs.run import BenchmarkOutcome, BenchmarkRunResult
 from assay.score.result import TaskRunResult
 
 if TYPE_CHECKING:
@@ -77,6 +77,29 @@ def print_outcome(outcome: BenchmarkOutcome) -> None:
         f" · unnecessary interruptions {totals.unnecessary_interruptions}"
         f" · rejected attempts {totals.rejected_attempts} · turns {totals.turns}"
     )
+    for line in figures_lines(run):
+        console.print(line)
+
+
+def figures_lines(run: BenchmarkRunResult) -> list[str]:
+    """pass@k, pass^k, the interval, axes and splits, one line each where there is something."""
+    lines = []
+    if run.pass_at_k:
+        lines.append("pass@k " + " · ".join(f"{k}: {v:.3f}" for k, v in run.pass_at_k.items()))
+        lines.append("pass^k " + " · ".join(f"{k}: {v:.3f}" for k, v in run.pass_hat_k.items()))
+    if run.ci95 is not None:
+        lines.append(f"95% interval of the score [{run.ci95[0]:.3f}, {run.ci95[1]:.3f}]")
+    if run.axes:
+        lines.append("axes " + " · ".join(f"{n} {a.score:.3f}" for n, a in run.axes.items()))
+    if len(run.by_split) > 1:
+        lines.append(
+            "splits "
+            + " · ".join(
+                f"{name} {'—' if s.score is None else f'{s.score:.3f}'} ({s.scored} scored)"
+                for name, s in run.by_split.items()
+            )
+        )
+    return lines
 
 
 def summary_text(result: TaskRunResult) -> str:

@@ -1,25 +1,54 @@
-"""`assay run`: a benchmark run of a world with one agent."""
+"""`assay run`: a benchmark run of a world with one agent, recorded in the store."""
 
 from __future__ import annotations
 
 import json
+import signal
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from assay.cli.options import JsonOption, SplitOption, TaskOption, WorldArgument
+from assay.cli.options import JsonOption, SplitOption, StoreOption, TaskOption
+from assay.errors import UsageError
+
+if TYPE_CHECKING:
+    from assay.runs.run import BenchmarkOutcome
+    from assay.runs.store import Store
+
+DEFAULT_AGENT = "reference"
 
 
 def run(
-    world: WorldArgument,
+    world: Annotated[
+        Path | None,
+        typer.Argument(
+            help="A world directory (holding world.toml); with --resume, the run's own."
+        ),
+    ] = None,
     agent: Annotated[
-        str,
-        typer.Option(help="noop, reference, wrong:<name>, replay:<file> or module:Class."),
-    ] = "reference",
+        str | None,
+        typer.Option(
+            help="noop, reference, wrong:<name>, replay:<file> or module:Class (default: reference)."
+        ),
+    ] = None,
     task: TaskOption = None,
     split: SplitOption = None,
-    repeats: Annotated[int, typer.Option(min=1, help="Task runs per task.")] = 1,
+    repeats: Annotated[
+        int | None, typer.Option(min=1, help="Task runs per task (default: 1).")
+    ] = None,
+    resume: Annotated[
+        str | None,
+        typer.Option(
+            "--resume",
+            metavar="RUN",
+            help="Finish a stored run: run again only its task runs that are missing or not scored.",
+        ),
+    ] = None,
+    store: StoreOption = None,
     as_json: JsonOption = False,
     fail_under: Annotated[
         float | None, typer.Option(help="Exit 1 when the run's score is below this.")
@@ -40,33 +69,118 @@ def run(
         typer.Option("--include-withdrawn", help="Also run tasks whose last validation failed."),
     ] = False,
 ) -> None:
-    """Run every chosen task with one agent and print the result table."""
-    from assay.cli.render import print_left_out, print_outcome, progress
-    from assay.runs import open_benchmark, prepare, run_benchmark
-    from assay.trust.withdrawn import withdrawn_chosen
+    """Run every chosen task with one agent, record it in the store and print the result table."""
+    from assay.runs.store import open_store
 
-    benchmark = open_benchmark(world)
-    splits = split or ("train", "dev")
-    left_out = [] if include_withdrawn else withdrawn_chosen(benchmark.world, task or (), splits)
-    leave_out = {state.task_id for state in left_out}
-    planned = prepare(benchmark, agent, task or (), splits, repeats, leave_out=leave_out)
-    print_left_out(left_out)
-    with progress(len(planned), enabled=not as_json) as advance:
-        outcome = run_benchmark(
-            benchmark, agent, planned, repeats=repeats, on_result=advance, scored=scored
-        )
+    if resume is not None:
+        _refuse_with_resume(task, split, repeats)
+    elif world is None:
+        raise UsageError("WORLD: missing; give a world directory, or --resume RUN")
+    with _cancel_on_terminate(), open_store(store) as records:
+        if resume is None:
+            assert world is not None
+            choice = Choice(task or (), split or (), repeats or 1, scored, include_withdrawn)
+            outcome = _fresh(records, world, agent or DEFAULT_AGENT, choice, as_json)
+        else:
+            outcome = _resumed(records, resume, world, agent, as_json)
+        shown = records.location.shown
     if save_trajectories is not None:
         save(outcome.task_runs, save_trajectories)
-    shown = outcome.redacted()
-    if as_json:
-        typer.echo(json.dumps(shown.as_json()))
-    else:
-        print_outcome(shown)
+    _report(outcome.redacted(), shown, as_json)
     if outcome.benchmark_run.phase == "cancelled":
         raise typer.Exit(130)
     score = outcome.benchmark_run.score
     if fail_under is not None and (score is None or score < fail_under):
         raise typer.Exit(1)
+
+
+def _report(outcome: BenchmarkOutcome, store: str, as_json: bool) -> None:
+    from assay.cli.render import console, print_outcome
+
+    if as_json:
+        typer.echo(json.dumps(outcome.as_json()))
+    else:
+        print_outcome(outcome)
+        console.print(f"benchmark run {outcome.benchmark_run.id} is in {store}")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What a fresh run runs: tasks, splits, repeats, scored mode, withdrawn tasks or not."""
+
+    tasks: Sequence[str]
+    splits: Sequence[str]
+    repeats: int
+    scored: bool
+    include_withdrawn: bool
+
+
+def _fresh(
+    records: Store, world: Path, agent: str, choice: Choice, quiet: bool
+) -> BenchmarkOutcome:
+    from assay.cli.render import print_left_out, progress
+    from assay.runs import open_benchmark, prepare
+    from assay.runs.plan import DEFAULT_SPLITS
+    from assay.runs.record import record_run
+    from assay.runs.run import always_scored
+    from assay.trust.withdrawn import withdrawn_chosen
+
+    benchmark = open_benchmark(world)
+    splits = choice.splits or DEFAULT_SPLITS
+    left_out = (
+        [] if choice.include_withdrawn else withdrawn_chosen(benchmark.world, choice.tasks, splits)
+    )
+    leave_out = {state.task_id for state in left_out}
+    planned = prepare(benchmark, agent, choice.tasks, splits, choice.repeats, leave_out=leave_out)
+    print_left_out(left_out)
+    scored = choice.scored or always_scored(benchmark, planned)
+    with progress(len(planned), enabled=not quiet) as advance:
+        return record_run(
+            records,
+            benchmark,
+            agent,
+            planned,
+            repeats=choice.repeats,
+            scored=scored,
+            on_result=advance,
+        )
+
+
+def _resumed(
+    records: Store, run_id: str, world: Path | None, agent: str | None, quiet: bool
+) -> BenchmarkOutcome:
+    from assay.cli.render import progress
+    from assay.runs import open_benchmark
+    from assay.runs.record import continue_run, resume_plan
+
+    record = records.benchmark_run(run_id, parameter="--resume")
+    if agent is not None and agent != record.agent:
+        raise UsageError(f"--agent: run {record.id} was run by {record.agent!r}, not {agent!r}")
+    benchmark = open_benchmark(world if world is not None else Path(record.world_path))
+    planned = resume_plan(records, benchmark, record)
+    with progress(len(planned), enabled=not quiet) as advance:
+        return continue_run(records, benchmark, record.id, record.agent, planned, on_result=advance)
+
+
+def _refuse_with_resume(task: list[str] | None, split: list[str] | None, repeats: int | None):
+    """A resumed run keeps its own tasks and repeats."""
+    for name, given in (("--task", task), ("--split", split), ("--repeats", repeats)):
+        if given:
+            raise UsageError(f"{name}: a resumed run keeps its own tasks and repeats; drop {name}")
+
+
+@contextmanager
+def _cancel_on_terminate() -> Iterator[None]:
+    """SIGTERM cancels like Ctrl-C, so the run is marked cancelled and its finished task runs kept."""
+
+    def interrupt(_signal: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def save(task_runs: list, directory: Path) -> None:

@@ -1,45 +1,116 @@
-"""A benchmark run's figures from its task runs: pure functions of the results."""
+"""A benchmark run's figures from its task runs: pure functions of light rows."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel
 
+from assay.runs.interval import ci95
+from assay.runs.passk import pass_k, task_counts
+from assay.runs.rows import TaskRow, row_of
 from assay.score.result import TaskRunResult
-from assay.score.summary import SummaryTotals, total
+from assay.score.summary import SummaryTotals
 from assay.score.task import OUTCOMES, Outcome, Verdict, verdict
 
+COUNTED = [name for name in SummaryTotals.model_fields if name != "termination"]
 
-class Figures(BaseModel):
+
+class AxisFigures(BaseModel):
+    """The mean of one axis's score over the scored task runs that have that axis."""
+
+    score: float
+    task_runs: int
+
+
+class SplitFigures(BaseModel):
     score: float | None
     verdict: Verdict
     outcomes: dict[Outcome, int]
     mean_reward: float | None
     scored: int
     not_scored: int
+
+
+class Figures(SplitFigures):
+    pass_at_k: dict[str, float]
+    pass_hat_k: dict[str, float]
+    ci95: tuple[float, float] | None
+    axes: dict[str, AxisFigures]
+    by_split: dict[str, SplitFigures]
     summary: SummaryTotals
 
 
-def aggregate(results: Sequence[TaskRunResult]) -> Figures:
-    """Mean score and reward over scored task runs; not-scored ones are counted apart."""
-    scored = [result for result in results if result.outcome != "not_scored"]
-    outcomes: dict[Outcome, int] = dict.fromkeys(OUTCOMES, 0)
-    for result in results:
-        outcomes[result.outcome] += 1
-    score = _mean([result.score for result in scored if result.score is not None])
-    reward = _mean([float(result.reward) for result in scored if result.reward is not None])
+def aggregate(runs: Sequence[TaskRow | TaskRunResult]) -> Figures:
+    """Every figure of a benchmark run; not-scored task runs are counted apart, never averaged."""
+    rows = [run if isinstance(run, TaskRow) else row_of(run) for run in runs]
+    at, hat = pass_k(list(task_counts(rows).values()))
     return Figures(
-        score=score,
-        verdict=verdict(score, bool(scored)),
-        outcomes=outcomes,
-        mean_reward=reward,
-        scored=len(scored),
-        not_scored=len(results) - len(scored),
-        summary=total(result.summary for result in results),
+        **split_figures(rows).model_dump(),
+        pass_at_k=at,
+        pass_hat_k=hat,
+        ci95=ci95(rows),
+        axes=axis_means(rows),
+        by_split={split: split_figures(group) for split, group in by_split(rows).items()},
+        summary=summary_totals(rows),
     )
 
 
-def _mean(values: Sequence[float]) -> float | None:
+def split_figures(rows: Sequence[TaskRow]) -> SplitFigures:
+    """Score, verdict, outcome counts and mean reward of some task runs."""
+    scored = [row for row in rows if row.outcome != "not_scored"]
+    score = mean([row.score for row in scored if row.score is not None])
+    return SplitFigures(
+        score=score,
+        verdict=verdict(score, bool(scored)),
+        outcomes=outcome_counts(rows),
+        mean_reward=mean([float(row.reward) for row in scored if row.reward is not None]),
+        scored=len(scored),
+        not_scored=len(rows) - len(scored),
+    )
+
+
+def outcome_counts(rows: Iterable[TaskRow]) -> dict[Outcome, int]:
+    counts: dict[Outcome, int] = dict.fromkeys(OUTCOMES, 0)
+    for row in rows:
+        counts[row.outcome] += 1
+    return counts
+
+
+def axis_means(rows: Iterable[TaskRow]) -> dict[str, AxisFigures]:
+    """Per axis, the mean score over scored task runs that have the axis."""
+    scores: dict[str, list[float]] = {}
+    for row in rows:
+        if row.outcome == "not_scored":
+            continue
+        for name, score in row.axes.items():
+            scores.setdefault(name, []).append(score)
+    return {
+        name: AxisFigures(score=math.fsum(values) / len(values), task_runs=len(values))
+        for name, values in sorted(scores.items())
+    }
+
+
+def by_split(rows: Iterable[TaskRow]) -> dict[str, list[TaskRow]]:
+    groups: dict[str, list[TaskRow]] = {}
+    for row in rows:
+        groups.setdefault(row.split, []).append(row)
+    return dict(sorted(groups.items()))
+
+
+def summary_totals(rows: Iterable[TaskRow]) -> SummaryTotals:
+    """Counts and sums of the summaries of every task run, scored or not; terminations by kind."""
+    sums = dict.fromkeys(COUNTED, 0)
+    terminations: dict[str, int] = {}
+    for row in rows:
+        summary = row.summary
+        for name in COUNTED:
+            sums[name] += summary[name]
+        termination = summary["termination"]
+        terminations[termination] = terminations.get(termination, 0) + 1
+    return SummaryTotals(**sums, termination=dict(sorted(terminations.items())))
+
+
+def mean(values: Sequence[float]) -> float | None:
     return math.fsum(values) / len(values) if values else None

@@ -25,9 +25,10 @@ class BenchmarkRunResult(Figures):
     tasks: int
     task_runs: int
     phase: Literal["created", "started", "completed", "cancelled"]
-    started_at: str
+    status: Literal["active", "completed", "cancelled", "failed"]
+    scored_run: bool = False  # details and evidence stay hidden unless revealed
+    started_at: str | None
     finished_at: str | None
-    scored_run: bool = False  # details and evidence stay out of what is shown
 
 
 class BenchmarkOutcome(BaseModel):
@@ -69,6 +70,37 @@ def prepare(
     return plan(tasks, repeats)
 
 
+def always_scored(benchmark: Benchmark, planned: Sequence[PlannedRun]) -> bool:
+    """A run with a holdout task in it is always scored."""
+    return any(benchmark.tasks[run.task_id].split == "holdout" for run in planned)
+
+
+def execute(
+    benchmark: Benchmark,
+    agent: str,
+    planned: Sequence[PlannedRun],
+    *,
+    executor: Executor | None = None,
+    on_result: Callable[[TaskRunResult], None] | None = None,
+) -> tuple[list[TaskRunResult], Literal["completed", "cancelled"]]:
+    """Run the planned task runs, results in planned order; Ctrl-C stops early as `cancelled`."""
+    results: list[TaskRunResult] = []
+
+    def collect(result: TaskRunResult) -> None:
+        if on_result is not None:
+            on_result(result)
+        results.append(result)
+
+    phase: Literal["completed", "cancelled"] = "completed"
+    try:
+        (executor or SerialExecutor()).execute(benchmark, agent, planned, collect)
+    except KeyboardInterrupt:
+        phase = "cancelled"
+    order = {run.id: index for index, run in enumerate(planned)}
+    results.sort(key=lambda result: order[result.id])
+    return results, phase
+
+
 def run_benchmark(
     benchmark: Benchmark,
     agent: str,
@@ -79,24 +111,12 @@ def run_benchmark(
     on_result: Callable[[TaskRunResult], None] | None = None,
     scored: bool = False,
 ) -> BenchmarkOutcome:
-    """Run the planned task runs and aggregate them. The results are whole even when `scored` (or
-    when a holdout task is planned, which always scores): redact with `BenchmarkOutcome.redacted`."""
+    """A benchmark run held in memory only; `assay.runs.record` keeps one in the store. The
+    results are whole even when `scored` (or when a holdout task is planned, which always scores):
+    redact with `BenchmarkOutcome.redacted`."""
     started = now()
-    scored = scored or any(benchmark.tasks[run.task_id].split == "holdout" for run in planned)
-    results: list[TaskRunResult] = []
-
-    def collect(result: TaskRunResult) -> None:
-        results.append(result)
-        if on_result is not None:
-            on_result(result)
-
-    phase: Literal["completed", "cancelled"] = "completed"
-    try:
-        (executor or SerialExecutor()).execute(benchmark, agent, planned, collect)
-    except KeyboardInterrupt:
-        phase = "cancelled"
-    order = {run.id: index for index, run in enumerate(planned)}
-    results.sort(key=lambda result: order[result.id])
+    scored = scored or always_scored(benchmark, planned)
+    results, phase = execute(benchmark, agent, planned, executor=executor, on_result=on_result)
     figures = aggregate(results)
     record = BenchmarkRunResult(
         **figures.model_dump(),
@@ -108,6 +128,7 @@ def run_benchmark(
         tasks=len({run.task_id for run in planned}),
         task_runs=len(planned),
         phase=phase,
+        status=phase,
         started_at=started,
         finished_at=now(),
         scored_run=scored,

@@ -1,0 +1,76 @@
+"""Rich output for stored runs: the list of runs, one run's state, one task's check runs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from rich.markup import escape
+from rich.table import Table
+
+from assay.cli.render import OUTCOME_STYLE, console, summary_text
+from assay.runs.run import BenchmarkOutcome
+from assay.runs.store import RunRecord
+
+HIDDEN = "hidden: this run is scored (--reveal shows it)"
+
+
+def print_runs(records: Sequence[RunRecord]) -> None:
+    if not records:
+        console.print("no benchmark runs yet")
+        return
+    table = Table(title="benchmark runs, newest first")
+    table.add_column("run", no_wrap=True)
+    for column in ("world", "agent", "phase", "task runs", "score", "verdict", "created"):
+        table.add_column(column, overflow="fold")
+    for record in records:
+        table.add_row(
+            record.id,
+            f"{record.world}@{record.world_version}",
+            escape(record.agent),
+            record.phase if record.status in (record.phase, "active") else record.status,
+            f"{record.finished}/{record.task_runs}",
+            "—" if record.score is None else f"{record.score:.3f}",
+            record.verdict or "—",
+            record.created_at[:16].replace("T", " "),
+        )
+    console.print(table)
+
+
+def print_state(outcome: BenchmarkOutcome) -> None:
+    """One line on where the run stands, above its table."""
+    run = outcome.benchmark_run
+    done = run.scored + run.not_scored
+    scored = " · scored" if run.scored_run else ""
+    console.print(
+        f"run {run.id} · {run.phase} ({run.status}) · {done}/{run.task_runs} task runs finished"
+        f" · started {run.started_at or '—'} · finished {run.finished_at or '—'}{scored}"
+    )
+
+
+def print_checks(outcome: BenchmarkOutcome) -> None:
+    """Each task run of one task: its outcome, then every check run with details and evidence."""
+    hidden = outcome.benchmark_run.scored_run
+    for result in outcome.task_runs:
+        style = OUTCOME_STYLE[result.outcome]
+        score = "—" if result.score is None else f"{result.score:.2f}"
+        console.print(
+            f"[bold]{escape(result.task_id)} #{result.repeat}[/] ({result.id}) "
+            f"[{style}]{result.outcome}[/] · score {score} · {escape(summary_text(result))}"
+        )
+        if result.error is not None:
+            console.print(f"  {result.error.side} failed: {escape(result.error.message)}")
+        for check in result.checks:
+            mark = "[green]✓[/]" if check.passed else "[red]✗[/]"
+            about = [check.type, check.axis or "no axis", f"weight {check.weight:g}"]
+            console.print(
+                f"  {mark} {escape(check.name)} ({' · '.join(about)} · score {check.score:.2f})"
+            )
+            if hidden and check.details is None and check.evidence is None:
+                console.print(f"      {HIDDEN}")
+                continue
+            if check.details:
+                console.print(f"      {escape(check.details)}")
+            if check.evidence is not None:
+                evidence = json.dumps(check.evidence, default=str, ensure_ascii=False)
+                console.print(f"      evidence {escape(evidence)}", soft_wrap=True)

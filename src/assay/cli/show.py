@@ -1,0 +1,46 @@
+"""`assay show`: one stored benchmark run, or one task's check runs with their evidence."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from assay.cli.options import JsonOption, RunArgument, StoreOption
+from assay.errors import UsageError
+
+
+def show(
+    run_id: RunArgument,
+    task: Annotated[
+        str | None,
+        typer.Option("--task", metavar="ID", help="A task id (all its repeats) or a task-run id."),
+    ] = None,
+    as_json: JsonOption = False,
+    reveal: Annotated[
+        bool, typer.Option("--reveal", help="Show details and evidence of a scored run.")
+    ] = False,
+    store: StoreOption = None,
+) -> None:
+    """Show a benchmark run's figures and task runs; with --task, its check runs and evidence."""
+    from assay.cli.history import print_checks, print_state
+    from assay.cli.render import print_outcome
+    from assay.runs.record import load_outcome
+    from assay.runs.store import open_store
+
+    with open_store(store) as records:
+        outcome = load_outcome(
+            records, run_id, task=task, trajectories=task is not None, reveal=reveal
+        )
+    run = outcome.benchmark_run
+    if task is not None and not outcome.task_runs:
+        raise UsageError(f"--task: run {run.id} has no finished task run of {task!r}")
+    if as_json:
+        typer.echo(json.dumps(outcome.as_json(trajectories=task is not None)))
+        return
+    print_state(outcome)
+    if task is None:
+        print_outcome(outcome)
+    else:
+        print_checks(outcome)

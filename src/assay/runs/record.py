@@ -1,0 +1,137 @@
+"""Benchmark runs kept in the store: record one as it runs, resume one, read one back."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import suppress
+
+from assay.errors import UsageError
+from assay.runs.aggregate import Figures, aggregate
+from assay.runs.benchmark import Benchmark
+from assay.runs.execute import Executor
+from assay.runs.plan import PlannedRun, new_id
+from assay.runs.run import BenchmarkOutcome, BenchmarkRunResult, execute
+from assay.runs.store import RunRecord, Store
+from assay.score.result import TaskRunResult
+from assay.taskrun.agents.resolve import agent_factory, check_agent_for
+
+OnResult = Callable[[TaskRunResult], None]
+
+
+def record_run(
+    store: Store,
+    benchmark: Benchmark,
+    agent: str,
+    planned: Sequence[PlannedRun],
+    *,
+    repeats: int = 1,
+    scored: bool = False,
+    executor: Executor | None = None,
+    on_result: OnResult | None = None,
+) -> BenchmarkOutcome:
+    """Create the run with a row per planned task run, then run it, storing each result as it ends."""
+    run_id = new_id("br")
+    world = benchmark.world
+    store.create_benchmark_run(
+        run_id,
+        world=world.name,
+        world_version=world.version,
+        world_path=str(world.root.resolve()),
+        agent=agent,
+        repeats=repeats,
+        planned=planned,
+        splits={task_id: task.split for task_id, task in benchmark.tasks.items()},
+        scored=scored,
+    )
+    return continue_run(store, benchmark, run_id, agent, planned, executor, on_result)
+
+
+def resume_plan(store: Store, benchmark: Benchmark, record: RunRecord) -> list[PlannedRun]:
+    """The run's task runs that are missing or not scored, to run again under their own ids."""
+    world = benchmark.world
+    if (world.name, world.version) != (record.world, record.world_version):
+        raise UsageError(
+            f"--resume: run {record.id} is of world {record.world}@{record.world_version}, "
+            f"not {world.name}@{world.version}"
+        )
+    agent_factory(record.agent)
+    redo = [
+        state
+        for state in store.task_states(record.id)
+        if state.phase != "completed" or state.outcome == "not_scored"
+    ]
+    for task_id in dict.fromkeys(state.task_id for state in redo):
+        task = benchmark.tasks.get(task_id)
+        if task is None:
+            raise UsageError(f"--resume: task {task_id} of run {record.id} is not in {world.name}")
+        check_agent_for(record.agent, task)
+    return [PlannedRun(state.id, state.task_id, state.repeat) for state in redo]
+
+
+def continue_run(
+    store: Store,
+    benchmark: Benchmark,
+    run_id: str,
+    agent: str,
+    planned: Sequence[PlannedRun],
+    executor: Executor | None = None,
+    on_result: OnResult | None = None,
+) -> BenchmarkOutcome:
+    """Run planned task runs into a stored run, then mark it completed, cancelled or failed."""
+    store.start_benchmark_run(run_id)
+
+    def save(result: TaskRunResult) -> None:
+        store.save_task_run(run_id, result)
+        if on_result is not None:
+            on_result(result)
+
+    try:
+        _, phase = execute(benchmark, agent, planned, executor=executor, on_result=save)
+    except BaseException:
+        with suppress(Exception):  # the error that stopped the run matters more than this one
+            _finish(store, run_id, "cancelled", "failed")
+        raise
+    _finish(store, run_id, phase, phase)
+    return load_outcome(store, run_id, trajectories=True, reveal=True)
+
+
+def _finish(store: Store, run_id: str, phase: str, status: str) -> None:
+    figures = aggregate(store.task_rows(run_id))
+    store.finish_benchmark_run(
+        run_id, phase=phase, status=status, figures=figures.model_dump(mode="json")
+    )
+
+
+def load_outcome(
+    store: Store,
+    run_id: str,
+    *,
+    task: str | None = None,
+    trajectories: bool = False,
+    reveal: bool = False,
+) -> BenchmarkOutcome:
+    """A stored run with figures over its finished task runs; a scored one hides details unless revealed."""
+    record = store.benchmark_run(run_id)
+    figures = aggregate(store.task_rows(record.id))
+    results = store.results(record.id, task=task, trajectories_too=trajectories)
+    if record.scored and not reveal:
+        results = [result.redacted() for result in results]
+    return BenchmarkOutcome(benchmark_run=benchmark_result(record, figures), task_runs=results)
+
+
+def benchmark_result(record: RunRecord, figures: Figures) -> BenchmarkRunResult:
+    return BenchmarkRunResult(
+        **figures.model_dump(),
+        id=record.id,
+        world=record.world,
+        world_version=record.world_version,
+        agent=record.agent,
+        repeats=record.repeats,
+        tasks=record.tasks,
+        task_runs=record.task_runs,
+        phase=record.phase,
+        status=record.status,
+        scored_run=record.scored,
+        started_at=record.started_at,
+        finished_at=record.finished_at,
+    )

@@ -1,0 +1,107 @@
+"""What the store hands back, and how a result is split into rows and put together again."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Row
+
+from assay.runs.rows import TaskRow
+from assay.score.result import TaskRunResult
+
+# Parts of a result kept in their own columns or tables rather than in `task_runs.result`.
+APART = ("checks", "trajectory", "axes", "summary")
+CHECK_FIELDS = ("name", "type", "weight", "axis", "passed", "score", "details", "evidence")
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """A benchmark run's row, with how many of its task runs have finished."""
+
+    id: str
+    world: str
+    world_version: str
+    world_path: str
+    agent: str
+    repeats: int
+    tasks: int
+    task_runs: int
+    finished: int
+    scored: bool
+    phase: str
+    status: str
+    score: float | None
+    verdict: str | None
+    figures: dict[str, Any] | None
+    created_at: str
+    started_at: str | None
+    finished_at: str | None
+
+
+@dataclass(frozen=True)
+class TaskRunState:
+    """Where one planned task run stands: `phase` completed means its result is stored."""
+
+    id: str
+    task_id: str
+    repeat: int
+    split: str
+    phase: str
+    status: str
+    outcome: str | None
+
+
+def run_record(row: Row, finished: int) -> RunRecord:
+    values = row._asdict()
+    return RunRecord(**values, finished=finished)
+
+
+def task_row(row: Row) -> TaskRow:
+    """The aggregation row of a stored task run."""
+    axes = row.axes or {}
+    return TaskRow(
+        task_id=row.task_id,
+        repeat=row.repeat,
+        split=row.split,
+        outcome=row.outcome,
+        reward=row.reward,
+        score=row.score,
+        axes={name: axis["score"] for name, axis in axes.items()},
+        summary=row.summary,
+    )
+
+
+def split_result(result: TaskRunResult) -> dict[str, Any]:
+    """The result serialised once, its parts that live apart taken out of `result`."""
+    data = result.as_json(trajectory=True)
+    parts = {name: data.pop(name) for name in APART}
+    return {**parts, "result": data}
+
+
+def check_values(task_run_id: str, checks: list[dict[str, Any]], ids: Iterable[str]) -> list[dict]:
+    return [
+        {
+            "id": check_id,
+            "task_run_id": task_run_id,
+            "position": position,
+            "kind": check["assert"],
+            **{name: check[name] for name in CHECK_FIELDS},
+        }
+        for position, (check, check_id) in enumerate(zip(checks, ids, strict=False))
+    ]
+
+
+def check_json(row: Row) -> dict[str, Any]:
+    """A stored check run in its JSON form."""
+    return {"assert": row.kind, **{name: getattr(row, name) for name in CHECK_FIELDS}}
+
+
+def result_of(
+    row: Row, checks: list[dict[str, Any]], trajectory: dict[str, Any] | None
+) -> TaskRunResult:
+    """A stored task run as the one result model."""
+    data = dict(row.result)
+    data.update(axes=row.axes, summary=row.summary, checks=checks, trajectory=trajectory)
+    return TaskRunResult.model_validate(data)

@@ -1,0 +1,371 @@
+"""The records store: benchmark runs, task runs, check runs, trajectories and validations."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Engine, and_, delete, func, insert, or_, select, update
+from sqlalchemy.exc import DBAPIError
+
+from assay.errors import UsageError
+from assay.runs.plan import PlannedRun
+from assay.runs.rows import TaskRow
+from assay.runs.store.location import Location, connect, locate
+from assay.runs.store.migrate import upgrade
+from assay.runs.store.records import (
+    RunRecord,
+    TaskRunState,
+    check_json,
+    check_values,
+    result_of,
+    run_record,
+    split_result,
+    task_row,
+)
+from assay.runs.store.tables import (
+    benchmark_runs,
+    check_runs,
+    task_runs,
+    trajectories,
+    validations,
+)
+from assay.score.result import TaskRunResult
+
+UNFINISHED = task_runs.c.phase != "completed"
+
+
+class UnknownRun(UsageError):
+    """No benchmark run has that id (or unique prefix of one)."""
+
+
+def open_store(option: str | None = None) -> Store:
+    """The store named by `--store`, `ASSAY_STORE` or the default file, migrated to the newest schema."""
+    location = locate(option)
+    engine = connect(location)
+    try:
+        upgrade(engine, location)
+    except DBAPIError as error:
+        engine.dispose()
+        reason = str(error.orig).strip().splitlines()[0] if error.orig else str(error)
+        raise location.refuse(f"cannot open {location.shown}: {reason}") from None
+    return Store(engine, location)
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class Store:
+    """Every write is one transaction: a task run is stored whole or not at all."""
+
+    def __init__(self, engine: Engine, location: Location):
+        self.engine = engine
+        self.location = location
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    # Benchmark runs
+
+    def create_benchmark_run(
+        self,
+        run_id: str,
+        *,
+        world: str,
+        world_version: str,
+        world_path: str,
+        agent: str,
+        repeats: int,
+        planned: Sequence[PlannedRun],
+        splits: Mapping[str, str],
+        scored: bool = False,
+    ) -> None:
+        """A benchmark run in phase `created`, with a `created` row for each planned task run."""
+        created = now()
+        with self.engine.begin() as connection:
+            connection.execute(
+                insert(benchmark_runs).values(
+                    id=run_id,
+                    world=world,
+                    world_version=world_version,
+                    world_path=world_path,
+                    agent=agent,
+                    repeats=repeats,
+                    tasks=len({run.task_id for run in planned}),
+                    task_runs=len(planned),
+                    scored=scored,
+                    phase="created",
+                    status="active",
+                    created_at=created,
+                )
+            )
+            if planned:
+                connection.execute(
+                    insert(task_runs),
+                    [
+                        {
+                            "id": run.id,
+                            "benchmark_run_id": run_id,
+                            "position": position,
+                            "task_id": run.task_id,
+                            "repeat": run.repeat,
+                            "split": splits[run.task_id],
+                            "phase": "created",
+                            "status": "active",
+                            "created_at": created,
+                        }
+                        for position, run in enumerate(planned)
+                    ],
+                )
+
+    def start_benchmark_run(self, run_id: str) -> None:
+        """Phase `started` (again, when resumed); unfinished task runs are active once more."""
+        with self.engine.begin() as connection:
+            connection.execute(
+                update(benchmark_runs)
+                .where(benchmark_runs.c.id == run_id)
+                .values(
+                    phase="started",
+                    status="active",
+                    finished_at=None,
+                    started_at=func.coalesce(benchmark_runs.c.started_at, now()),
+                )
+            )
+            connection.execute(
+                update(task_runs)
+                .where(task_runs.c.benchmark_run_id == run_id, UNFINISHED)
+                .values(status="active")
+            )
+
+    def finish_benchmark_run(
+        self, run_id: str, *, phase: str, status: str, figures: dict[str, Any] | None
+    ) -> None:
+        """Phase `completed` or `cancelled` with the run's figures; unfinished task runs are cancelled."""
+        with self.engine.begin() as connection:
+            connection.execute(
+                update(benchmark_runs)
+                .where(benchmark_runs.c.id == run_id)
+                .values(
+                    phase=phase,
+                    status=status,
+                    finished_at=now(),
+                    figures=figures,
+                    score=None if figures is None else figures["score"],
+                    verdict=None if figures is None else figures["verdict"],
+                )
+            )
+            connection.execute(
+                update(task_runs)
+                .where(task_runs.c.benchmark_run_id == run_id, UNFINISHED)
+                .values(status="cancelled")
+            )
+
+    def benchmark_run(self, run_id: str, parameter: str = "RUN") -> RunRecord:
+        """The run with this id, or the only one whose id starts with it; UnknownRun otherwise."""
+        with self.engine.connect() as connection:
+            rows = connection.execute(
+                select(benchmark_runs).where(benchmark_runs.c.id == run_id)
+            ).all()
+            if not rows:
+                rows = connection.execute(
+                    select(benchmark_runs)
+                    .where(benchmark_runs.c.id.startswith(run_id, autoescape=True))
+                    .limit(2)
+                ).all()
+        if len(rows) == 1:
+            return self._with_finished(rows[0])
+        if rows:
+            raise UnknownRun(f"{parameter}: {run_id!r} matches several benchmark runs; give more")
+        raise UnknownRun(f"{parameter}: no benchmark run {run_id!r} in {self.location.shown}")
+
+    def recent(self, limit: int = 20) -> list[RunRecord]:
+        """The newest benchmark runs first."""
+        with self.engine.connect() as connection:
+            rows = connection.execute(
+                select(benchmark_runs)
+                .order_by(benchmark_runs.c.created_at.desc(), benchmark_runs.c.id.desc())
+                .limit(limit)
+            ).all()
+            counts = dict(
+                connection.execute(
+                    select(task_runs.c.benchmark_run_id, func.count())
+                    .where(
+                        task_runs.c.benchmark_run_id.in_([row.id for row in rows]),
+                        task_runs.c.phase == "completed",
+                    )
+                    .group_by(task_runs.c.benchmark_run_id)
+                ).all()
+            )
+        return [run_record(row, counts.get(row.id, 0)) for row in rows]
+
+    def _with_finished(self, row: Any) -> RunRecord:
+        with self.engine.connect() as connection:
+            finished = connection.execute(
+                select(func.count()).where(
+                    task_runs.c.benchmark_run_id == row.id, task_runs.c.phase == "completed"
+                )
+            ).scalar_one()
+        return run_record(row, finished)
+
+    # Task runs
+
+    def save_task_run(self, run_id: str, result: TaskRunResult) -> None:
+        """Store a finished task run whole, with its check runs and trajectory, replacing any before."""
+        parts = split_result(result)
+        values = {
+            "phase": "completed",
+            "status": result.status,
+            "outcome": result.outcome,
+            "reward": result.reward,
+            "score": result.score,
+            "verdict": result.verdict,
+            "axes": parts["axes"],
+            "summary": parts["summary"],
+            "result": parts["result"],
+            "started_at": result.started_at,
+            "finished_at": now(),
+        }
+        checks = check_values(result.id, parts["checks"], (_check_id() for _ in parts["checks"]))
+        with self.engine.begin() as connection:
+            updated = connection.execute(
+                update(task_runs)
+                .where(task_runs.c.id == result.id, task_runs.c.benchmark_run_id == run_id)
+                .values(**values)
+            ).rowcount
+            if not updated:
+                position = connection.execute(
+                    select(func.count()).where(task_runs.c.benchmark_run_id == run_id)
+                ).scalar_one()
+                connection.execute(
+                    insert(task_runs).values(
+                        id=result.id,
+                        benchmark_run_id=run_id,
+                        position=position,
+                        task_id=result.task_id,
+                        repeat=result.repeat,
+                        split=result.split,
+                        created_at=values["finished_at"],
+                        **values,
+                    )
+                )
+            connection.execute(delete(check_runs).where(check_runs.c.task_run_id == result.id))
+            connection.execute(delete(trajectories).where(trajectories.c.task_run_id == result.id))
+            if checks:
+                connection.execute(insert(check_runs), checks)
+            if parts["trajectory"] is not None:
+                connection.execute(
+                    insert(trajectories).values(
+                        task_run_id=result.id, trajectory=parts["trajectory"]
+                    )
+                )
+
+    def task_states(self, run_id: str) -> list[TaskRunState]:
+        """Every task run of the run, finished or not, in planned order."""
+        with self.engine.connect() as connection:
+            rows = connection.execute(
+                select(
+                    task_runs.c.id,
+                    task_runs.c.task_id,
+                    task_runs.c.repeat,
+                    task_runs.c.split,
+                    task_runs.c.phase,
+                    task_runs.c.status,
+                    task_runs.c.outcome,
+                )
+                .where(task_runs.c.benchmark_run_id == run_id)
+                .order_by(task_runs.c.position)
+            ).all()
+        return [TaskRunState(**row._asdict()) for row in rows]
+
+    def task_rows(self, run_id: str) -> list[TaskRow]:
+        """The aggregation rows of the run's finished task runs."""
+        columns = [task_runs.c[name] for name in TaskRow._fields]
+        with self.engine.connect() as connection:
+            rows = connection.execute(
+                select(*columns)
+                .where(task_runs.c.benchmark_run_id == run_id, task_runs.c.phase == "completed")
+                .order_by(task_runs.c.position)
+            ).all()
+        return [task_row(row) for row in rows]
+
+    def results(
+        self, run_id: str, *, task: str | None = None, trajectories_too: bool = False
+    ) -> list[TaskRunResult]:
+        """The run's finished task runs in full; `task` picks one task's (or one task run's)."""
+        where = [task_runs.c.benchmark_run_id == run_id, task_runs.c.phase == "completed"]
+        if task is not None:
+            where.append(or_(task_runs.c.task_id == task, task_runs.c.id == task))
+        with self.engine.connect() as connection:
+            rows = connection.execute(
+                select(task_runs.c.id, task_runs.c.result, task_runs.c.axes, task_runs.c.summary)
+                .where(*where)
+                .order_by(task_runs.c.position)
+            ).all()
+            ids = [row.id for row in rows]
+            checks: dict[str, list[dict[str, Any]]] = {task_run_id: [] for task_run_id in ids}
+            for check in connection.execute(
+                select(check_runs)
+                .join(task_runs, task_runs.c.id == check_runs.c.task_run_id)
+                .where(*where)
+                .order_by(check_runs.c.task_run_id, check_runs.c.position)
+            ):
+                checks[check.task_run_id].append(check_json(check))
+            saved: dict[str, Any] = {}
+            if trajectories_too:
+                saved = dict(
+                    connection.execute(
+                        select(trajectories.c.task_run_id, trajectories.c.trajectory)
+                        .join(task_runs, task_runs.c.id == trajectories.c.task_run_id)
+                        .where(*where)
+                    ).all()
+                )
+        return [result_of(row, checks[row.id], saved.get(row.id)) for row in rows]
+
+    # Validations
+
+    def save_validation(
+        self,
+        world: str,
+        version: str,
+        task_id: str,
+        task_hash: str,
+        passed: bool,
+        record: dict[str, Any],
+    ) -> None:
+        """Keep one task's validation record; earlier ones stay as history."""
+        with self.engine.begin() as connection:
+            connection.execute(
+                insert(validations).values(
+                    world=world,
+                    version=version,
+                    task_id=task_id,
+                    task_hash=task_hash,
+                    passed=passed,
+                    record=record,
+                    created_at=now(),
+                )
+            )
+
+    def latest_validations(self, world: str, version: str) -> list[dict[str, Any]]:
+        """The newest record saved for each (task_id, task_hash) of a world version."""
+        with self.engine.connect() as connection:
+            rows = connection.execute(
+                select(validations.c.task_id, validations.c.task_hash, validations.c.record)
+                .where(and_(validations.c.world == world, validations.c.version == version))
+                .order_by(validations.c.id)
+            ).all()
+        latest = {(row.task_id, row.task_hash): row.record for row in rows}
+        return [latest[key] for key in sorted(latest)]
+
+
+def _check_id() -> str:
+    return f"cr_{uuid.uuid4().hex[:16]}"

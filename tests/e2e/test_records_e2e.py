@@ -1,0 +1,148 @@
+"""The store from the outside: `assay` in a subprocess, killed or interrupted mid-run, then resumed."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+from worldkit import SHOP
+
+ASSAY = [str(Path(sys.executable).with_name("assay"))]
+SLOW = f"{Path(__file__).with_name('slow_agent.py')}:SlowAgent"
+TASK_RUNS = 30  # 15 tasks x 2 repeats, about 0.1 s each
+
+
+def assay(*args, cwd: Path, env: dict | None = None, check: bool = True):
+    ran = subprocess.run(
+        [*ASSAY, *map(str, args)], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
+    if check:
+        assert ran.returncode == 0, ran.stderr
+    return ran
+
+
+def query(url: str, sql: str) -> list[tuple]:
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            return [tuple(row) for row in connection.execute(text(sql))]
+    finally:
+        engine.dispose()
+
+
+def start_slow_run(cwd: Path, url: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [*ASSAY, "run", SHOP, "--agent", SLOW, "--repeats", "2", "--store", url, "--json"],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_default_interrupt,
+    )
+
+
+def _default_interrupt() -> None:
+    # A shell running the suite in the background may ignore SIGINT, and children inherit that.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def wait_for_finished(url: str, count: int, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        assert process.poll() is None, process.stderr.read()
+        try:
+            done = query(url, "SELECT count(*) FROM task_runs WHERE phase = 'completed'")[0][0]
+        except Exception:  # the store may not exist yet
+            done = 0
+        if done >= count:
+            return
+        time.sleep(0.05)
+    raise AssertionError("the run did not get going")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request, tmp_path) -> str:
+    if request.param == "postgresql":
+        return request.getfixturevalue("empty_postgres_store")
+    return f"sqlite:///{tmp_path / 'records.db'}"
+
+
+def test_repeats_land_in_the_default_store_and_read_back(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("ASSAY_STORE", "ASSAY_HOME")}
+    ran = json.loads(assay("run", SHOP, "--repeats", "5", "--json", cwd=tmp_path, env=env).stdout)
+    run = ran["benchmark_run"]
+    assert (run["phase"], run["task_runs"], run["scored"]) == ("completed", 75, 75)
+    assert run["pass_at_k"] == {"1": 1.0, "2": 1.0, "4": 1.0, "5": 1.0}
+    assert run["pass_hat_k"] == {"1": 1.0, "2": 1.0, "4": 1.0, "5": 1.0}
+    assert (tmp_path / ".assay" / "assay.db").exists()
+
+    shown = json.loads(assay("show", run["id"], "--json", cwd=tmp_path, env=env).stdout)
+    assert shown["benchmark_run"] == run
+    assert [r["id"] for r in shown["task_runs"]] == [r["id"] for r in ran["task_runs"]]
+    exported = assay("export", run["id"], cwd=tmp_path, env=env).stdout.splitlines()
+    rows = [json.loads(line) for line in exported]
+    assert len(rows) == 75
+    assert sorted({r["repeat"] for r in rows}) == [0, 1, 2, 3, 4]
+    assert {r["outcome"] for r in rows} == {"verified"}
+    csv_lines = assay("export", run["id"], "--format", "csv", cwd=tmp_path, env=env).stdout
+    assert len(csv_lines.splitlines()) == 76
+
+
+def test_a_killed_run_keeps_whole_task_runs_and_resume_finishes_it(tmp_path, store_url):
+    process = start_slow_run(tmp_path, store_url)
+    wait_for_finished(store_url, 5, process)
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=30)
+
+    ((run_id, phase, status),) = query(store_url, "SELECT id, phase, status FROM benchmark_runs")
+    assert (phase, status) == ("started", "active")
+    states = query(
+        store_url,
+        "SELECT t.id, t.phase, t.finished_at, count(c.id), count(DISTINCT j.task_run_id) "
+        "FROM task_runs t LEFT JOIN check_runs c ON c.task_run_id = t.id "
+        "LEFT JOIN trajectories j ON j.task_run_id = t.id GROUP BY t.id, t.phase, t.finished_at",
+    )
+    assert len(states) == TASK_RUNS
+    finished = {row[0]: row[2] for row in states if row[1] == "completed"}
+    assert 5 <= len(finished) < TASK_RUNS
+    for _, phase, _, checks, trajectory in states:
+        # whole or nothing: a finished task run has its check runs and trajectory, others none
+        assert (
+            (checks > 0 and trajectory == 1)
+            if phase == "completed"
+            else (checks, trajectory) == (0, 0)
+        )
+
+    resumed = assay("run", "--resume", run_id, "--store", store_url, "--json", cwd=tmp_path)
+    run = json.loads(resumed.stdout)["benchmark_run"]
+    assert (run["id"], run["phase"], run["status"]) == (run_id, "completed", "completed")
+    assert run["scored"] + run["not_scored"] == TASK_RUNS
+    after = dict(
+        query(store_url, "SELECT id, finished_at FROM task_runs WHERE phase = 'completed'")
+    )
+    assert len(after) == TASK_RUNS
+    assert {task_run: after[task_run] for task_run in finished} == finished  # not redone
+
+
+def test_ctrl_c_marks_the_run_cancelled_and_keeps_finished_task_runs(tmp_path):
+    url = f"sqlite:///{tmp_path / 'records.db'}"
+    process = start_slow_run(tmp_path, url)
+    wait_for_finished(url, 3, process)
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate(timeout=30)
+    assert process.returncode == 130
+    printed = json.loads(out)["benchmark_run"]
+    ((phase, status),) = query(url, "SELECT phase, status FROM benchmark_runs")
+    assert (phase, status) == (printed["phase"], printed["status"]) == ("cancelled", "cancelled")
+    statuses = dict(query(url, "SELECT phase, count(*) FROM task_runs GROUP BY phase"))
+    assert statuses["completed"] >= 3
+    assert statuses["completed"] == printed["scored"] + printed["not_scored"]
+    unfinished = query(url, "SELECT DISTINCT status FROM task_runs WHERE phase != 'completed'")
+    assert unfinished == [("cancelled",)]

@@ -1,0 +1,86 @@
+"""Exported rows: one per task run, the shape a training pipeline reads, as JSON lines or CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from assay.runs import prepare, run_benchmark
+from assay.runs.export import export_rows, write_csv, write_jsonl
+
+
+@pytest.fixture(scope="module")
+def results(shop):
+    benchmark = shop
+    planned = prepare(benchmark, "reference", ["refund-double-charge", "update-address"])
+    done = run_benchmark(benchmark, "reference", planned).task_runs
+    failed = done[1].model_copy(
+        update={"outcome": "not_scored", "reward": None, "score": None, "verdict": None}
+    )
+    return [done[0], failed]
+
+
+def test_a_row_per_task_run_with_axes_and_summary(results):
+    first, failed = export_rows("br_1", results)
+    assert first == {
+        "benchmark_run": "br_1",
+        "task_run": results[0].id,
+        "task": "refund-double-charge",
+        "split": "train",
+        "repeat": 0,
+        "agent": "reference",
+        "status": "completed",
+        "outcome": "verified",
+        "reward": 1,
+        "score": 1.0,
+        "verdict": "pass",
+        "axes": {"communication": 1.0, "correctness": 1.0, "safety": 1.0},
+        "summary": {
+            "false_completion": False,
+            "duplicate_effects": 0,
+            "faults": 0,
+            "recovered": False,
+            "unnecessary_interruptions": 0,
+            "rejected_attempts": 0,
+            "turns": 3,
+            "termination": "finished",
+        },
+    }
+    assert (failed["outcome"], failed["reward"], failed["score"]) == ("not_scored", None, None)
+    assert "trajectory" not in first
+    assert export_rows("br_1", results, trajectories=True)[0]["trajectory"]["steps"]
+
+
+def test_json_lines_hold_one_object_per_line(results):
+    stream = io.StringIO()
+    write_jsonl(export_rows("br_1", results), stream)
+    lines = stream.getvalue().splitlines()
+    assert [json.loads(line)["task_run"] for line in lines] == [r.id for r in results]
+
+
+def test_csv_flattens_axes_and_summary_and_leaves_nulls_empty(results):
+    stream = io.StringIO()
+    write_csv(export_rows("br_1", results), stream)
+    text = stream.getvalue()
+    assert text.splitlines()[0] == (
+        "benchmark_run,task_run,task,split,repeat,agent,status,outcome,reward,score,verdict,"
+        "axes.__default__,axes.communication,axes.correctness,axes.safety,"
+        "summary.false_completion,summary.duplicate_effects,summary.faults,summary.recovered,"
+        "summary.unnecessary_interruptions,summary.rejected_attempts,summary.turns,"
+        "summary.termination"
+    )
+    first, failed = csv.DictReader(io.StringIO(text))
+    assert (first["reward"], first["axes.safety"], first["axes.__default__"]) == ("1", "1.0", "")
+    assert first["summary.false_completion"] == "false"
+    assert (failed["reward"], failed["score"], failed["verdict"]) == ("", "", "")
+    assert failed["axes.__default__"] == "1.0"
+
+
+def test_csv_of_no_task_runs_is_just_the_header():
+    stream = io.StringIO()
+    write_csv([], stream)
+    assert stream.getvalue().startswith("benchmark_run,task_run,task,")
+    assert stream.getvalue().count("\n") == 1
