@@ -21,8 +21,10 @@ def test_the_example_world_validates_clean(tmp_path: Path):
         p.stem for p in (SHOP / "tasks").glob("*.toml")
     }
     assert all(task["passed"] for task in report["tasks"])
-    stored = json.loads((tmp_path / ".assay" / "validations.json").read_text())
-    assert len(stored["validations"]) == len(report["tasks"])
+    from assay.runs.store import open_store
+
+    with open_store(str(tmp_path / ".assay" / "assay.db")) as store:
+        assert len(store.latest_validations("shop", "1")) == len(report["tasks"])
 
 
 def test_the_table_has_one_column_per_proof(tmp_path: Path):

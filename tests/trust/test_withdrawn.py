@@ -8,7 +8,7 @@ import pytest
 
 from assay.errors import UsageError
 from assay.runs import open_benchmark, prepare
-from assay.trust.store import JsonValidationStore
+from assay.runs.store import open_store
 from assay.trust.validate import save_validation, validate_world
 from assay.trust.withdrawn import standing_of, withdrawn_chosen, world_states
 
@@ -37,7 +37,7 @@ def validated(shop_copy: Path, tmp_path: Path):
     task.write_text(
         task.read_text().replace('expect = "18 Mill Lane, York"', 'expect = "4 Mill Lane, York"')
     )
-    store = JsonValidationStore(tmp_path / "validations.json")
+    store = open_store(str(tmp_path / "validations.db"))
     save_validation(validate_world(shop_copy), store)
     return shop_copy, store
 
@@ -79,7 +79,7 @@ def test_editing_the_task_file_makes_it_unvalidated(validated):
 
 
 def test_a_task_that_does_not_load_is_still_listed(shop_copy: Path, tmp_path: Path):
-    store = JsonValidationStore(tmp_path / "v.json")
+    store = open_store(str(tmp_path / "v.db"))
     (shop_copy / "tasks" / "broken.toml").write_text("title = \n")
     save_validation(validate_world(shop_copy, ["broken"]), store)
     (state,) = world_states(shop_copy, ["broken"], store)
@@ -90,4 +90,4 @@ def test_a_task_that_does_not_load_is_still_listed(shop_copy: Path, tmp_path: Pa
 
 def test_listing_an_unknown_task_is_bad_input(shop_copy: Path, tmp_path: Path):
     with pytest.raises(UsageError, match=r"^--task: unknown task 'nope' in world shop"):
-        world_states(shop_copy, ["nope"], JsonValidationStore(tmp_path / "v.json"))
+        world_states(shop_copy, ["nope"], open_store(str(tmp_path / "v.db")))

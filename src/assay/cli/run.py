@@ -128,7 +128,9 @@ def _fresh(
     benchmark = open_benchmark(world)
     splits = choice.splits or DEFAULT_SPLITS
     left_out = (
-        [] if choice.include_withdrawn else withdrawn_chosen(benchmark.world, choice.tasks, splits)
+        []
+        if choice.include_withdrawn
+        else withdrawn_chosen(benchmark.world, choice.tasks, splits, records)
     )
     leave_out = {state.task_id for state in left_out}
     planned = prepare(benchmark, agent, choice.tasks, splits, choice.repeats, leave_out=leave_out)

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from assay.cli.options import JsonOption, TaskOption, WorldArgument
+from assay.cli.options import JsonOption, StoreOption, TaskOption, WorldArgument
+
+if TYPE_CHECKING:
+    from assay.trust.store import ValidationStore
 
 
 def validate(
@@ -28,16 +31,19 @@ def validate(
             "--list", help="List each task's standing from its last validation; runs nothing."
         ),
     ] = False,
+    store: StoreOption = None,
 ) -> None:
     """Prove each task fair: static, no-op fails, reference passes, wrong solutions fail, replay."""
+    from assay.trust.store import default_store
+
     if listing:
-        _list(world, task or (), as_json)
+        _list(world, task or (), as_json, default_store(store))
         return
     from assay.cli.trust_view import print_validation
     from assay.trust.validate import save_validation, validate_world
 
     report = validate_world(world, task or (), live)
-    save_validation(report)
+    save_validation(report, default_store(store))
     if as_json:
         typer.echo(json.dumps(report.model_dump(mode="json")))
     else:
@@ -46,12 +52,17 @@ def validate(
         raise typer.Exit(1)
 
 
-def _list(world: WorldArgument, task_ids: list[str] | tuple[str, ...], as_json: bool) -> None:
+def _list(
+    world: WorldArgument,
+    task_ids: list[str] | tuple[str, ...],
+    as_json: bool,
+    store: ValidationStore,
+) -> None:
     from assay.cli.trust_view import print_states
     from assay.spec.load import read_world
     from assay.trust.withdrawn import world_states
 
-    states = world_states(world, task_ids)
+    states = world_states(world, task_ids, store)
     if as_json:
         typer.echo(json.dumps({"tasks": [state.model_dump(mode="json") for state in states]}))
     else:

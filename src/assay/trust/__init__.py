@@ -7,13 +7,12 @@ This package sits at the runs layer: it runs tasks through `assay.runs`, and onl
 from assay.trust.baseline import BaselineReport, check_baselines, record_baselines
 from assay.trust.model import Proof, TaskValidation, WorldValidation
 from assay.trust.scaffold import add_task, add_verifier
-from assay.trust.store import JsonValidationStore, ValidationStore, default_store, task_hash
+from assay.trust.store import ValidationStore, default_store, task_hash
 from assay.trust.validate import save_validation, validate_world
 from assay.trust.withdrawn import TaskState, withdrawn_chosen, world_states
 
 __all__ = [
     "BaselineReport",
-    "JsonValidationStore",
     "Proof",
     "TaskState",
     "TaskValidation",

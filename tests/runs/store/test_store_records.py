@@ -164,10 +164,14 @@ def test_latest_validation_per_task_and_hash(store):
     store.save_validation(world, "1", "a", "h2", True, {"task": "a", "try": 3})
     store.save_validation(world, "1", "b", "h1", True, {"task": "b", "try": 1})
     store.save_validation(world, "2", "a", "h1", False, {"task": "a", "version": 2})
-    assert store.latest_validations(world, "1") == [
-        {"task": "a", "try": 2},
-        {"task": "a", "try": 3},
-        {"task": "b", "try": 1},
+    found = store.latest_validations(world, "1")
+    assert [(e["task_id"], e["task_hash"], e["passed"], e["record"]) for e in found] == [
+        ("a", "h1", True, {"task": "a", "try": 2}),
+        ("a", "h2", True, {"task": "a", "try": 3}),
+        ("b", "h1", True, {"task": "b", "try": 1}),
     ]
-    assert store.latest_validations(world, "2") == [{"task": "a", "version": 2}]
+    assert all(entry["validated_at"].endswith("Z") for entry in found)
+    assert [e["record"] for e in store.latest_validations(world, "2")] == [
+        {"task": "a", "version": 2}
+    ]
     assert store.latest_validations(world, "3") == []

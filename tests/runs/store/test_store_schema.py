@@ -85,7 +85,7 @@ def test_a_second_open_keeps_the_records(tmp_path):
     with open_store(str(path)) as store:
         store.save_validation("w", "1", "t", "h", True, {"kept": True})
     with open_store(str(path)) as store:
-        assert store.latest_validations("w", "1") == [{"kept": True}]
+        assert [e["record"] for e in store.latest_validations("w", "1")] == [{"kept": True}]
 
 
 def test_a_store_from_a_newer_assay_is_refused(tmp_path):

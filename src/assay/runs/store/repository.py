@@ -356,14 +356,24 @@ class Store:
             )
 
     def latest_validations(self, world: str, version: str) -> list[dict[str, Any]]:
-        """The newest record saved for each (task_id, task_hash) of a world version."""
+        """The newest validation of each (task_id, task_hash) of a world version, as
+        `{task_id, task_hash, passed, record, validated_at}`."""
         with self.engine.connect() as connection:
             rows = connection.execute(
-                select(validations.c.task_id, validations.c.task_hash, validations.c.record)
+                select(validations)
                 .where(and_(validations.c.world == world, validations.c.version == version))
                 .order_by(validations.c.id)
             ).all()
-        latest = {(row.task_id, row.task_hash): row.record for row in rows}
+        latest = {
+            (row.task_id, row.task_hash): {
+                "task_id": row.task_id,
+                "task_hash": row.task_hash,
+                "passed": row.passed,
+                "record": row.record,
+                "validated_at": row.created_at,
+            }
+            for row in rows
+        }
         return [latest[key] for key in sorted(latest)]
 
 
