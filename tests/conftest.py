@@ -13,6 +13,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from worldkit import SHOP
 
 POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/{database}"
+WORLD_POSTGRES = os.environ.get(
+    "ASSAY_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres"
+)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -23,11 +26,45 @@ def assay_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return home
 
 
+@pytest.fixture(scope="session", autouse=True)
+def world_db_names() -> Iterator[str]:
+    """SQLite unless a test asks for PostgreSQL; every database this session makes is named apart."""
+    saved = {key: os.environ.get(key) for key in ("ASSAY_WORLD_DB", "ASSAY_WORLD_DB_PREFIX")}
+    prefix = f"assaytest{uuid.uuid4().hex[:8]}"
+    os.environ.pop("ASSAY_WORLD_DB", None)
+    os.environ["ASSAY_WORLD_DB_PREFIX"] = prefix
+    yield prefix
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+@pytest.fixture(scope="session")
+def postgres_url(world_db_names: str) -> Iterator[str]:
+    """The server worlds run on; at the end of the session every database made here is dropped."""
+    yield WORLD_POSTGRES
+    from assay.world.postgres.server import Server
+
+    server = Server(WORLD_POSTGRES, world_db_names, RuntimeError)
+    server.drop_everything()
+    server.close()
+
+
 @pytest.fixture(scope="session")
 def shop():
     from assay.runs import open_benchmark
 
     return open_benchmark(SHOP)
+
+
+@pytest.fixture(scope="session")
+def shop_on_postgres(postgres_url: str):
+    """worlds/shop on PostgreSQL, its template built once for the whole session."""
+    from assay.runs import open_benchmark
+
+    return open_benchmark(SHOP, world_db=postgres_url)
 
 
 def postgres_database() -> Iterator[str]:

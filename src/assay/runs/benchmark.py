@@ -21,9 +21,14 @@ class Benchmark:
         return self.world.tasks
 
 
-def open_benchmark(path: str | Path, *, build: bool = True) -> Benchmark:
-    """Load a world and its verifiers; with `build`, make its snapshot now so data errors show early."""
-    world = load_world(path)
+def open_benchmark(
+    path: str | Path, *, build: bool = True, world_db: str | None = None
+) -> Benchmark:
+    """Load a world and its verifiers; with `build`, make its snapshot now so data errors show early.
+
+    `world_db` runs the world on that PostgreSQL server (see `load_world`).
+    """
+    world = load_world(path, world_db)
     verifiers = collect_verifiers(world)
     if build:
         _ = world.snapshot

@@ -10,7 +10,7 @@ from assay.spec.checks import Derived, SqlCheck
 from assay.verify.compare import SYMBOLS, compare, describe
 from assay.verify.context import VerifyContext
 from assay.verify.model import CheckRun
-from assay.world.guard import QueryTimeout
+from assay.world.guard import QueryFailed, QueryRefused, QueryTimeout
 
 SHAPE = "a check needs exactly one row of one column"
 
@@ -61,6 +61,10 @@ def _query(
 ) -> tuple[list[str], list[tuple[Any, ...]]]:
     try:
         return context.view(db).fetch(sql, params)
+    except QueryRefused as refused:
+        raise _Refused(str(refused)) from None
+    except QueryFailed as failed:
+        raise CheckError(f"check {name!r}: the query failed: {failed}") from None
     except sqlite3.DatabaseError as error:
         text = str(error)
         if "not authorized" in text or "one statement at a time" in text or "readonly" in text:

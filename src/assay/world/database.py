@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from assay.world.guard import deadline, lock_readonly, track_writes
@@ -34,6 +34,24 @@ class Database(Protocol):
     def value(self, sql: str, *params: Any) -> Any: ...
 
 
+class WorldCopy(Database, Protocol):
+    """One task run's copy of the starting state, as the runtime drives it."""
+
+    def execute_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None: ...
+
+    def savepoint(self) -> AbstractContextManager[None]: ...
+
+    def lock_readonly(self) -> None: ...
+
+    def state_hash(self) -> str: ...
+
+    def run_limited(
+        self, seconds: float, sql: str, params: Params
+    ) -> tuple[list[str], list[tuple[Any, ...]]]: ...
+
+    def close(self) -> None: ...
+
+
 def bind(params: tuple[Any, ...]) -> Params:
     """`db.rows(sql, 1, 2)` binds positionally; `db.rows(sql, {"a": 1})` binds by name."""
     if len(params) == 1 and isinstance(params[0], Mapping):
@@ -45,6 +63,7 @@ class SqliteDatabase:
     """A SQLite connection with the Database methods; the world owns its lifetime."""
 
     backend = "sqlite"
+    errors: tuple[type[Exception], ...] = (sqlite3.Error,)
 
     def __init__(self, connection: sqlite3.Connection):
         self.connection = connection
@@ -52,6 +71,12 @@ class SqliteDatabase:
     def execute(self, sql: str, *params: Any) -> Written:
         cursor = self.connection.execute(sql, bind(params))
         return Written(cursor.rowcount, cursor.lastrowid)
+
+    def execute_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        self.connection.executemany(sql, rows)
+
+    def run_script(self, text: str) -> None:
+        self.connection.executescript(text)
 
     def rows(self, sql: str, *params: Any) -> list[dict[str, Any]]:
         cursor = self.connection.execute(sql, bind(params))

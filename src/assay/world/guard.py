@@ -49,6 +49,14 @@ class QueryTimeout(Exception):
     """A query ran past its time limit and was stopped."""
 
 
+class QueryRefused(Exception):
+    """The database refused a read-only query because it tried to do more than read."""
+
+
+class QueryFailed(Exception):
+    """A read-only query failed for another reason (a missing table, a type error)."""
+
+
 @contextmanager
 def deadline(connection: sqlite3.Connection, seconds: float) -> Iterator[None]:
     """Interrupt any statement that runs longer than `seconds`."""

@@ -12,11 +12,11 @@ from typing import Any
 
 from assay.spec.task import TaskSpec
 from assay.spec.world import WorldSpec
+from assay.world.backend import Backend, SqliteBackend
 from assay.world.clock import Clock
-from assay.world.database import SqliteCopy
+from assay.world.database import WorldCopy
 from assay.world.reserved import INSERT_ACTION, INSERT_REQUEST
 from assay.world.services import Service
-from assay.world.snapshot import Snapshot, load_snapshot
 from assay.world.tools import Tool
 
 
@@ -31,7 +31,13 @@ class World:
     tasks: dict[str, TaskSpec]
     task_files: dict[str, Path]
     verifier_modules: list[ModuleType] = field(default_factory=list)
+    backend: Backend = None  # type: ignore[assignment]  # SQLite unless load_world chose otherwise
+    world_db: str | None = None  # the PostgreSQL URL it was loaded with, for worker processes
     _described: dict[str, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.backend is None:
+            self.backend = SqliteBackend(self.root, self.spec)
 
     @property
     def name(self) -> str:
@@ -41,20 +47,19 @@ class World:
     def version(self) -> str:
         return self.spec.version
 
-    @cached_property
-    def snapshot(self) -> Snapshot:
-        return load_snapshot(self.root, self.spec)
+    @property
+    def snapshot(self) -> Any:
+        """The starting state, built once per version of the data files (on first use)."""
+        return self.backend.snapshot
 
     def reset(self) -> LiveWorld:
         """A fresh copy of the starting state, with its own services and clock."""
-        return LiveWorld(self, SqliteCopy(self.snapshot))
+        return LiveWorld(self, self.backend.open_copy())
 
     @cached_property
-    def initial(self) -> SqliteCopy:
+    def initial(self) -> WorldCopy:
         """The starting state, read-only; shared by every task run in this process."""
-        copy = SqliteCopy(self.snapshot)
-        copy.lock_readonly()
-        return copy
+        return self.backend.initial()
 
     def role_tools(self, role: str) -> dict[str, Tool]:
         return {name: self.tools[name] for name in self.spec.roles[role].tools}
@@ -71,7 +76,7 @@ class World:
 class LiveWorld:
     """What a tool receives as `world`: `db`, `services`, `now()` and the current `turn`."""
 
-    def __init__(self, world: World, db: SqliteCopy):
+    def __init__(self, world: World, db: WorldCopy):
         self.world = world
         self.db = db
         self.clock = Clock(world.spec.clock, world.spec.clock_step_s)
@@ -113,16 +118,14 @@ class LiveWorld:
 
     def flush(self) -> None:
         if self._requests:
-            self.db.connection.executemany(INSERT_REQUEST, self._requests)
+            self.db.execute_many(INSERT_REQUEST, self._requests)
             self._requests.clear()
 
     def record_action(
         self, kind: str, tool: str | None, args: Any, status: str, operation_id: str | None = None
     ) -> None:
         text = None if args is None else json.dumps(args, sort_keys=True, default=str)
-        self.db.connection.execute(
-            INSERT_ACTION, (self.turn, kind, tool, text, status, operation_id)
-        )
+        self.db.execute(INSERT_ACTION, self.turn, kind, tool, text, status, operation_id)
 
     def freeze(self) -> None:
         """The task run is over: write what is queued and allow nothing but reading from now on."""
@@ -130,4 +133,4 @@ class LiveWorld:
         self.db.lock_readonly()
 
     def close(self) -> None:
-        self.db.close()
+        self.world.backend.drop(self.db)

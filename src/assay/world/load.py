@@ -10,27 +10,35 @@ from assay.spec.files import shown
 from assay.spec.load import read_task, read_world, task_files
 from assay.spec.task import TaskSpec
 from assay.spec.world import WorldSpec
+from assay.world.backend import open_backend
 from assay.world.live import World
 from assay.world.modules import load_file
 from assay.world.services import Service, service_class
 from assay.world.tools import BUILTIN_TOOLS, Tool
 
 
-def load_world(path: str | Path) -> World:
-    """Read `world.toml`, its Python files and every task; raise SpecError on the first problem."""
-    world, _ = _load(Path(path), strict=True)
+def load_world(path: str | Path, world_db: str | None = None) -> World:
+    """Read `world.toml`, its Python files and every task; raise SpecError on the first problem.
+
+    `world_db` is a PostgreSQL server URL to run the world on (else $ASSAY_WORLD_DB, else world.toml).
+    """
+    world, _ = _load(Path(path), strict=True, world_db=world_db)
     return world
 
 
-def load_world_tolerant(path: str | Path) -> tuple[World, dict[str, SpecError]]:
+def load_world_tolerant(
+    path: str | Path, world_db: str | None = None
+) -> tuple[World, dict[str, SpecError]]:
     """The world with every task that loads, and the error of each task that does not, by task id.
 
     A problem with the world itself (world.toml, tools, services, verifier modules) still raises.
     """
-    return _load(Path(path), strict=False)
+    return _load(Path(path), strict=False, world_db=world_db)
 
 
-def _load(root: Path, *, strict: bool) -> tuple[World, dict[str, SpecError]]:
+def _load(
+    root: Path, *, strict: bool, world_db: str | None
+) -> tuple[World, dict[str, SpecError]]:
     spec = read_world(root)
     world_file = shown(root / "world.toml")
     tools = _load_tools(root, spec)
@@ -42,7 +50,7 @@ def _load(root: Path, *, strict: bool) -> tuple[World, dict[str, SpecError]]:
     rejected: dict[str, SpecError] = {}
     for file in task_files(root):
         try:
-            task = read_task(file, spec.database.backend)
+            task = read_task(file)  # checks are SQLite-dialect SQL on every backend
             check_task_names(task, spec, tools, shown(file))
         except SpecError as error:
             if strict:
@@ -51,7 +59,11 @@ def _load(root: Path, *, strict: bool) -> tuple[World, dict[str, SpecError]]:
             continue
         tasks[task.id] = task
         files[task.id] = file
-    return World(root, spec, tools, services, tasks, files, verifier_modules), rejected
+    backend = open_backend(root, spec, world_db)
+    world = World(
+        root, spec, tools, services, tasks, files, verifier_modules, backend, world_db=world_db
+    )
+    return world, rejected
 
 
 def _load_tools(root: Path, spec: WorldSpec) -> dict[str, Tool]:

@@ -4,15 +4,30 @@ from __future__ import annotations
 
 import csv
 import json
-import sqlite3
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from assay.errors import SpecError
 from assay.spec.files import shown
 
 
-def load_seed(connection: sqlite3.Connection, path: Path) -> None:
+class SeedTarget(Protocol):
+    """A database being built: runs a script, inserts rows, and names the errors it raises."""
+
+    errors: tuple[type[Exception], ...]
+
+    def run_script(self, text: str) -> None: ...
+
+    def execute(self, sql: str, *params: Any) -> Any: ...
+
+    def execute_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None: ...
+
+    def savepoint(self) -> AbstractContextManager[None]: ...
+
+
+def load_seed(connection: SeedTarget, path: Path) -> None:
     loaders = {".sql": _load_sql, ".csv": _load_csv, ".jsonl": _load_jsonl}
     loader = loaders.get(path.suffix.lower())
     if loader is None:
@@ -21,15 +36,20 @@ def load_seed(connection: sqlite3.Connection, path: Path) -> None:
         raise SpecError(shown(path), None, "seed file not found")
     try:
         loader(connection, path)
-    except sqlite3.Error as error:
-        raise SpecError(shown(path), None, f"seed failed: {error}") from None
+    except connection.errors as error:
+        raise SpecError(shown(path), None, f"seed failed: {first_line(error)}") from None
 
 
-def _load_sql(connection: sqlite3.Connection, path: Path) -> None:
-    connection.executescript(path.read_text(encoding="utf-8"))
+def first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
 
 
-def _load_csv(connection: sqlite3.Connection, path: Path) -> None:
+def _load_sql(connection: SeedTarget, path: Path) -> None:
+    connection.run_script(path.read_text(encoding="utf-8"))
+
+
+def _load_csv(connection: SeedTarget, path: Path) -> None:
     with path.open(newline="", encoding="utf-8") as handle:
         reader = csv.DictReader(handle)
         rows = [
@@ -38,7 +58,7 @@ def _load_csv(connection: sqlite3.Connection, path: Path) -> None:
     _insert(connection, path, path.stem, list(reader.fieldnames or []), rows)
 
 
-def _load_jsonl(connection: sqlite3.Connection, path: Path) -> None:
+def _load_jsonl(connection: SeedTarget, path: Path) -> None:
     rows: list[dict[str, Any]] = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
@@ -55,7 +75,7 @@ def _load_jsonl(connection: sqlite3.Connection, path: Path) -> None:
 
 
 def _insert(
-    connection: sqlite3.Connection,
+    connection: SeedTarget,
     path: Path,
     table: str,
     columns: list[str],
@@ -66,12 +86,20 @@ def _insert(
     quoted = ", ".join(f'"{column}"' for column in columns)
     marks = ", ".join("?" for _ in columns)
     statement = f'INSERT INTO "{table}" ({quoted}) VALUES ({marks})'
-    for number, row in enumerate(rows, start=2 if path.suffix == ".csv" else 1):
-        values = [_plain(row.get(column)) for column in columns]
+    values = [[_plain(row.get(column)) for column in columns] for row in rows]
+    try:
+        with connection.savepoint():
+            connection.execute_many(statement, values)
+        return
+    except connection.errors:
+        pass  # the batch was undone; insert row by row to name the line that fails
+    for number, row_values in enumerate(values, start=2 if path.suffix == ".csv" else 1):
         try:
-            connection.execute(statement, values)
-        except sqlite3.Error as error:
-            raise SpecError(shown(path), f"line {number}", f"seed failed: {error}") from None
+            connection.execute(statement, *row_values)
+        except connection.errors as error:
+            raise SpecError(
+                shown(path), f"line {number}", f"seed failed: {first_line(error)}"
+            ) from None
 
 
 def _plain(value: Any) -> Any:

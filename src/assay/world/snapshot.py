@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import sqlite3
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 from assay.errors import SpecError
 from assay.spec.files import shown
 from assay.spec.world import RESERVED_PREFIX, WorldSpec
+from assay.world.database import SqliteDatabase
 from assay.world.reserved import RESERVED_TABLES, SQLITE_DDL
 from assay.world.seed import load_seed
 
@@ -44,8 +46,9 @@ def cache_dir() -> Path:
     return Path(os.environ.get("ASSAY_HOME", ".assay"))
 
 
-def snapshot_key(root: Path, spec: WorldSpec) -> str:
-    digest = hashlib.sha256(f"{FORMAT}\0{spec.database.backend}".encode())
+def snapshot_key(root: Path, spec: WorldSpec, backend: str = "sqlite") -> str:
+    """Hash of the files a snapshot is built from, and of how it is built."""
+    digest = hashlib.sha256(f"{FORMAT}\0{backend}".encode())
     for name in [spec.database.schema_file, *spec.database.seed]:
         path = root / name
         digest.update(f"\0{name}\0".encode())
@@ -86,8 +89,9 @@ def build_snapshot(root: Path, spec: WorldSpec, key: str) -> Snapshot:
                 shown(schema), None, f"table {reserved[0]} uses the reserved prefix sandbox_"
             )
         connection.executescript(SQLITE_DDL)
+        target = SqliteDatabase(connection)
         for name in spec.database.seed:
-            load_seed(connection, root / name)
+            load_seed(target, root / name)
         for table in RESERVED_TABLES:
             if connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0]:
                 raise SpecError(
@@ -103,13 +107,19 @@ def build_snapshot(root: Path, spec: WorldSpec, key: str) -> Snapshot:
 
 def table_digest(connection: sqlite3.Connection, table: str) -> str:
     """Order-free digest of a table's rows, so that the same content hashes the same."""
-    rows = connection.execute(f'SELECT * FROM "{table}"').fetchall()
+    return digest_rows(connection.execute(f'SELECT * FROM "{table}"').fetchall())
+
+
+def digest_rows(rows: Iterable[Sequence[Any]]) -> str:
+    """Order-free digest of rows of plain values (int, float, str, bytes, None) on any backend."""
     encoded = sorted(json.dumps(row, default=str, separators=(",", ":")) for row in rows)
     return hashlib.sha256("\n".join(encoded).encode()).hexdigest()
 
 
 def combine(digests: dict[str, str]) -> str:
-    text = "\n".join(f"{table}:{digests[table]}" for table in sorted(digests))
+    """One hash for a whole database; table names compare as SQL does, whatever their case."""
+    named = sorted((table.lower(), digest) for table, digest in digests.items())
+    text = "\n".join(f"{table}:{digest}" for table, digest in named)
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -1,0 +1,124 @@
+"""Worlds on PostgreSQL: each task run gets `CREATE DATABASE … TEMPLATE` and drops it after."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from assay.spec.world import WorldSpec
+from assay.world.database import Params, Written
+from assay.world.guard import QueryRefused
+from assay.world.postgres.database import PostgresDatabase
+from assay.world.postgres.guard import ReadOnlyDatabase, Rows
+from assay.world.postgres.server import PREFIX, Server
+from assay.world.postgres.template import Template, load_template, table_digest
+from assay.world.postgres.translate import Translator
+from assay.world.snapshot import combine
+
+
+class PostgresBackend:
+    """A template database per version of the world's data; a database per task run."""
+
+    name = "postgresql"
+
+    def __init__(
+        self,
+        root: Path,
+        spec: WorldSpec,
+        url: str,
+        prefix: str,
+        problem: Callable[[str], Exception],
+    ):
+        if not PREFIX.match(prefix):
+            from assay.errors import UsageError
+
+            raise UsageError(
+                f"ASSAY_WORLD_DB_PREFIX: {prefix!r} must be a lowercase letter then up to 19 "
+                "lowercase letters, digits or _"
+            )
+        self.root = root
+        self.spec = spec
+        self.server = Server(url, prefix, problem)
+
+    @cached_property
+    def snapshot(self) -> Template:
+        return load_template(self.server, self.root, self.spec)
+
+    @cached_property
+    def translator(self) -> Translator:
+        return Translator(self.snapshot.rowids)
+
+    def open_copy(self) -> PostgresCopy:
+        name = self.server.new_name("r")
+        self.server.create_database(name, self.snapshot.name)
+        try:
+            return PostgresCopy(self, name)
+        except BaseException:
+            self.server.drop_copy(name)
+            raise
+
+    def initial(self) -> ReadOnlyDatabase:
+        connection = self.server.connect(self.snapshot.initial, check=True)
+        return ReadOnlyDatabase(connection, self.translator)
+
+    def drop(self, copy: Any) -> None:
+        copy.close()
+
+
+class PostgresCopy(PostgresDatabase):
+    """One task run's database: written through the world's connection, then read-only as checks."""
+
+    def __init__(self, backend: PostgresBackend, name: str):
+        super().__init__(backend.server.connect(name), backend.translator)
+        self.backend = backend
+        self.name = name
+        self.reader: ReadOnlyDatabase | None = None
+
+    def lock_readonly(self) -> None:
+        """From now on only the check role reads it; the world's connection is closed."""
+        if self.reader is None:
+            self.connection.close()
+            server = self.backend.server
+            self.reader = ReadOnlyDatabase(server.connect(self.name, check=True), self.translator)
+
+    def _reading(self) -> ReadOnlyDatabase:
+        if self.reader is None:
+            raise QueryRefused("refused: lock the copy before running checks")
+        return self.reader
+
+    def execute(self, sql: str, *params: Any) -> Written:
+        if self.reader is not None:
+            raise QueryRefused("refused: the world is read-only now")
+        return super().execute(sql, *params)
+
+    def execute_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        if self.reader is not None:
+            raise QueryRefused("refused: the world is read-only now")
+        super().execute_many(sql, rows)
+
+    def fetch(self, sql: str, params: Params) -> Rows:
+        if self.reader is not None:
+            return self.reader.fetch(sql, params)
+        return super().fetch(sql, params)
+
+    def run_limited(self, seconds: float, sql: str, params: Params) -> Rows:
+        return self._reading().run_limited(seconds, sql, params)
+
+    def state_hash(self) -> str:
+        """Content hash of the copy, equal to SQLite's for the same content."""
+        template = self.backend.snapshot
+        digests = dict(template.digests)
+        changed = digests.keys() if template.indirect else self.written & digests.keys()
+        connection = self.reader.connection if self.reader is not None else self.connection
+        with connection.transaction():
+            for table in changed:
+                digests[table] = table_digest(connection, table)
+        return combine(digests)
+
+    def close(self) -> None:
+        for connection in (self.connection, self.reader.connection if self.reader else None):
+            if connection is not None and not connection.closed:
+                connection.close()
+        self.backend.server.drop_copy(self.name)

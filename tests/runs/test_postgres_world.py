@@ -1,0 +1,60 @@
+"""worlds/shop runs on PostgreSQL with the same results as on SQLite, task by task."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from assay.runs import prepare, run_benchmark
+
+VARYING = ("id", "started_at", "duration_s")
+SPLITS = ("train", "dev", "holdout")
+
+
+def _agents(benchmark) -> list[tuple[str, str]]:
+    return [
+        (task_id, agent)
+        for task_id, task in sorted(benchmark.tasks.items())
+        for agent in ["reference", "noop", *(f"wrong:{wrong.name}" for wrong in task.wrong)]
+    ]
+
+
+def _result(benchmark, task_id: str, agent: str) -> dict[str, Any]:
+    outcome = run_benchmark(benchmark, agent, prepare(benchmark, agent, [task_id], SPLITS))
+    result = outcome.task_runs[0].as_json()
+    for key in VARYING:
+        result.pop(key)
+    return result
+
+
+@pytest.fixture(scope="module")
+def results(shop, shop_on_postgres) -> dict[tuple[str, str], tuple[dict, dict]]:
+    return {
+        (task_id, agent): (
+            _result(shop, task_id, agent),
+            _result(shop_on_postgres, task_id, agent),
+        )
+        for task_id, agent in _agents(shop)
+    }
+
+
+def test_every_solution_scores_the_same_on_both_backends(results) -> None:
+    differ = [key for key, (sqlite, postgres) in results.items() if sqlite != postgres]
+    assert differ == []
+
+
+def test_the_comparison_covers_every_outcome(results) -> None:
+    outcomes = {sqlite["outcome"] for sqlite, _ in results.values()}
+    assert outcomes == {"verified", "not_achieved", "rule_violated"}
+    references = [pair for (_, agent), pair in results.items() if agent == "reference"]
+    assert len(references) == 15
+    assert all(postgres["outcome"] == "verified" for _, postgres in references)
+    assert all(postgres["checks"] for _, postgres in references)
+
+
+def test_final_states_differ_between_solutions(results) -> None:
+    """The hash says something: a reference and a noop run leave different states."""
+    hashes = {key: postgres["final_state_hash"] for key, (_, postgres) in results.items()}
+    for task_id in {task_id for task_id, _ in hashes}:
+        assert hashes[(task_id, "reference")] != hashes[(task_id, "noop")]
