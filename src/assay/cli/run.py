@@ -16,6 +16,7 @@ from assay.cli.options import JsonOption, SplitOption, StoreOption, TaskOption
 from assay.errors import UsageError
 
 if TYPE_CHECKING:
+    from assay.runs.execute import Executor
     from assay.runs.run import BenchmarkOutcome
     from assay.runs.store import Store
 
@@ -68,6 +69,19 @@ def run(
         bool,
         typer.Option("--include-withdrawn", help="Also run tasks whose last validation failed."),
     ] = False,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            min=1, help="Task runs at once, each in its own process (default: one per core)."
+        ),
+    ] = None,
+    world_db: Annotated[
+        str | None,
+        typer.Option(
+            help="Run the world on this PostgreSQL server (postgresql://user@host:port/db); "
+            "also $ASSAY_WORLD_DB.",
+        ),
+    ] = None,
 ) -> None:
     """Run every chosen task with one agent, record it in the store and print the result table."""
     from assay.runs.store import open_store
@@ -80,9 +94,16 @@ def run(
         if resume is None:
             assert world is not None
             choice = Choice(task or (), split or (), repeats or 1, scored, include_withdrawn)
-            outcome = _fresh(records, world, agent or DEFAULT_AGENT, choice, as_json)
+            outcome = _fresh(
+                records,
+                world,
+                agent or DEFAULT_AGENT,
+                choice,
+                Execution(workers, world_db),
+                as_json,
+            )
         else:
-            outcome = _resumed(records, resume, world, agent, as_json)
+            outcome = _resumed(records, resume, world, agent, Execution(workers, world_db), as_json)
         shown = records.location.shown
     if save_trajectories is not None:
         save(outcome.task_runs, save_trajectories)
@@ -115,8 +136,21 @@ class Choice:
     include_withdrawn: bool
 
 
+@dataclass(frozen=True)
+class Execution:
+    """Where task runs happen: how many worker processes, and on which PostgreSQL server if any."""
+
+    workers: int | None
+    world_db: str | None
+
+    def executor(self, runs: int) -> Executor:
+        from assay.runs import executor_for
+
+        return executor_for(self.workers, runs)
+
+
 def _fresh(
-    records: Store, world: Path, agent: str, choice: Choice, quiet: bool
+    records: Store, world: Path, agent: str, choice: Choice, execution: Execution, quiet: bool
 ) -> BenchmarkOutcome:
     from assay.cli.render import print_left_out, progress
     from assay.runs import open_benchmark, prepare
@@ -125,7 +159,7 @@ def _fresh(
     from assay.runs.run import always_scored
     from assay.trust.withdrawn import withdrawn_chosen
 
-    benchmark = open_benchmark(world)
+    benchmark = open_benchmark(world, world_db=execution.world_db)
     splits = choice.splits or DEFAULT_SPLITS
     left_out = (
         []
@@ -144,12 +178,18 @@ def _fresh(
             planned,
             repeats=choice.repeats,
             scored=scored,
+            executor=execution.executor(len(planned)),
             on_result=advance,
         )
 
 
 def _resumed(
-    records: Store, run_id: str, world: Path | None, agent: str | None, quiet: bool
+    records: Store,
+    run_id: str,
+    world: Path | None,
+    agent: str | None,
+    execution: Execution,
+    quiet: bool,
 ) -> BenchmarkOutcome:
     from assay.cli.render import progress
     from assay.runs import open_benchmark
@@ -158,10 +198,14 @@ def _resumed(
     record = records.benchmark_run(run_id, parameter="--resume")
     if agent is not None and agent != record.agent:
         raise UsageError(f"--agent: run {record.id} was run by {record.agent!r}, not {agent!r}")
-    benchmark = open_benchmark(world if world is not None else Path(record.world_path))
+    root = world if world is not None else Path(record.world_path)
+    benchmark = open_benchmark(root, world_db=execution.world_db)
     planned = resume_plan(records, benchmark, record)
+    executor = execution.executor(len(planned))
     with progress(len(planned), enabled=not quiet) as advance:
-        return continue_run(records, benchmark, record.id, record.agent, planned, on_result=advance)
+        return continue_run(
+            records, benchmark, record.id, record.agent, planned, executor, on_result=advance
+        )
 
 
 def _refuse_with_resume(task: list[str] | None, split: list[str] | None, repeats: int | None):

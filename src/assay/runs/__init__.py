@@ -5,6 +5,7 @@ from assay.runs.benchmark import Benchmark, open_benchmark
 from assay.runs.execute import Executor, SerialExecutor
 from assay.runs.grade import grade
 from assay.runs.plan import PlannedRun, plan, select_tasks
+from assay.runs.pool import ProcessExecutor, executor_for
 from assay.runs.run import BenchmarkOutcome, BenchmarkRunResult, prepare, run_benchmark
 from assay.runs.taskrun import run_task
 
@@ -15,8 +16,10 @@ __all__ = [
     "Executor",
     "Figures",
     "PlannedRun",
+    "ProcessExecutor",
     "SerialExecutor",
     "aggregate",
+    "executor_for",
     "grade",
     "open_benchmark",
     "plan",

@@ -1,0 +1,102 @@
+"""Task runs in worker processes: the same results whatever the number of workers."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+
+from assay.runs import ProcessExecutor, SerialExecutor, executor_for, prepare, run_benchmark
+from assay.score.result import TaskRunResult
+
+VARYING = ("id", "started_at", "duration_s")
+
+
+def _comparable(outcome) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    run = outcome.benchmark_run.model_dump(mode="json")
+    for key in ("id", "started_at", "finished_at"):
+        run.pop(key)
+    task_runs = []
+    for result in outcome.task_runs:
+        shown = result.as_json()
+        for key in VARYING:
+            shown.pop(key)
+        task_runs.append(shown)
+    return run, task_runs
+
+
+@pytest.fixture(scope="module")
+def by_workers(shop_on_sqlite) -> dict[int, Any]:
+    outcomes = {}
+    for workers in (1, 2):
+        planned = prepare(shop_on_sqlite, "reference", repeats=2)
+        executor = ProcessExecutor(workers) if workers > 1 else SerialExecutor()
+        outcomes[workers] = run_benchmark(
+            shop_on_sqlite, "reference", planned, repeats=2, executor=executor
+        )
+    return outcomes
+
+
+def test_results_are_identical_whatever_the_number_of_workers(by_workers) -> None:
+    one, two = _comparable(by_workers[1]), _comparable(by_workers[2])
+    assert one == two
+    assert len(one[1]) == 30 and one[0]["outcomes"]["verified"] == 30
+
+
+def test_results_come_back_in_the_planned_order(by_workers) -> None:
+    order = [(run.task_id, run.repeat) for run in by_workers[2].task_runs]
+    assert order == sorted(order)
+
+
+def test_a_noop_run_in_workers_matches_too(shop_on_sqlite) -> None:
+    outcomes = []
+    for executor in (SerialExecutor(), ProcessExecutor(2)):
+        planned = prepare(shop_on_sqlite, "noop", ["update-address", "goodwill-credit"])
+        outcomes.append(
+            _comparable(run_benchmark(shop_on_sqlite, "noop", planned, executor=executor))
+        )
+    assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize(
+    ("workers", "runs", "kind", "count"),
+    [
+        (1, 30, SerialExecutor, None),
+        (4, 1, SerialExecutor, None),
+        (2, 30, ProcessExecutor, 2),
+        (
+            None,
+            30,
+            ProcessExecutor if (os.cpu_count() or 1) > 1 else SerialExecutor,
+            os.cpu_count(),
+        ),
+    ],
+)
+def test_executor_for(workers, runs, kind, count) -> None:
+    executor = executor_for(workers, runs)
+    assert isinstance(executor, kind)
+    if count is not None and isinstance(executor, ProcessExecutor):
+        assert executor.workers == count
+
+
+def test_ctrl_c_cancels_and_keeps_finished_task_runs(shop_on_sqlite) -> None:
+    planned = prepare(shop_on_sqlite, "reference", repeats=4)
+    seen: list[TaskRunResult] = []
+
+    def interrupt(result: TaskRunResult) -> None:
+        seen.append(result)
+        if len(seen) == 1:
+            raise KeyboardInterrupt
+
+    outcome = run_benchmark(
+        shop_on_sqlite,
+        "reference",
+        planned,
+        repeats=4,
+        executor=ProcessExecutor(2),
+        on_result=interrupt,
+    )
+    assert outcome.benchmark_run.phase == "cancelled"
+    assert 1 <= len(outcome.task_runs) < len(planned)
+    assert all(run.outcome == "verified" for run in outcome.task_runs)
