@@ -16,10 +16,10 @@ def _assay(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_fail_under_exits_1_below_the_score() -> None:
     below = _assay(
-        "run", "worlds/shop", "--agent", "noop", "--task", "update-address", "--fail-under", "0.5"
+        "run", "worlds/shop", "--agent", "noop", "--task", "update-address", "--fail-under", "0.99"
     )
     assert below.returncode == 1
-    above = _assay("run", "worlds/shop", "--task", "update-address", "--fail-under", "0.5")
+    above = _assay("run", "worlds/shop", "--task", "update-address", "--fail-under", "0.99")
     assert above.returncode == 0
 
 
