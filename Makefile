@@ -25,3 +25,4 @@ bench: $(BIN)/assay
 	$(BIN)/python bench/taskruns.py
 	$(BIN)/python bench/validate.py
 	$(BIN)/python bench/records.py
+	$(BIN)/python bench/postgres.py
