@@ -27,14 +27,12 @@ def _comparable(outcome) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
 
 @pytest.fixture(scope="module")
-def by_workers(shop_on_sqlite) -> dict[int, Any]:
+def by_workers(shop) -> dict[int, Any]:
     outcomes = {}
     for workers in (1, 2):
-        planned = prepare(shop_on_sqlite, "reference", repeats=2)
+        planned = prepare(shop, "reference", repeats=2)
         executor = ProcessExecutor(workers) if workers > 1 else SerialExecutor()
-        outcomes[workers] = run_benchmark(
-            shop_on_sqlite, "reference", planned, repeats=2, executor=executor
-        )
+        outcomes[workers] = run_benchmark(shop, "reference", planned, repeats=2, executor=executor)
     return outcomes
 
 
@@ -49,13 +47,11 @@ def test_results_come_back_in_the_planned_order(by_workers) -> None:
     assert order == sorted(order)
 
 
-def test_a_noop_run_in_workers_matches_too(shop_on_sqlite) -> None:
+def test_a_noop_run_in_workers_matches_too(shop) -> None:
     outcomes = []
     for executor in (SerialExecutor(), ProcessExecutor(2)):
-        planned = prepare(shop_on_sqlite, "noop", ["update-address", "goodwill-credit"])
-        outcomes.append(
-            _comparable(run_benchmark(shop_on_sqlite, "noop", planned, executor=executor))
-        )
+        planned = prepare(shop, "noop", ["update-address", "goodwill-credit"])
+        outcomes.append(_comparable(run_benchmark(shop, "noop", planned, executor=executor)))
     assert outcomes[0] == outcomes[1]
 
 
@@ -80,8 +76,8 @@ def test_executor_for(workers, runs, kind, count) -> None:
         assert executor.workers == count
 
 
-def test_ctrl_c_cancels_and_keeps_finished_task_runs(shop_on_sqlite) -> None:
-    planned = prepare(shop_on_sqlite, "reference", repeats=4)
+def test_ctrl_c_cancels_and_keeps_finished_task_runs(shop) -> None:
+    planned = prepare(shop, "reference", repeats=4)
     seen: list[TaskRunResult] = []
 
     def interrupt(result: TaskRunResult) -> None:
@@ -90,7 +86,7 @@ def test_ctrl_c_cancels_and_keeps_finished_task_runs(shop_on_sqlite) -> None:
             raise KeyboardInterrupt
 
     outcome = run_benchmark(
-        shop_on_sqlite,
+        shop,
         "reference",
         planned,
         repeats=4,

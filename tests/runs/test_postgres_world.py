@@ -44,11 +44,11 @@ def test_every_solution_scores_the_same_on_both_backends(results) -> None:
     assert differ == []
 
 
-def test_the_comparison_covers_every_outcome(results) -> None:
+def test_the_comparison_covers_every_outcome(results, shop) -> None:
     outcomes = {sqlite["outcome"] for sqlite, _ in results.values()}
     assert outcomes == {"verified", "not_achieved", "rule_violated"}
     references = [pair for (_, agent), pair in results.items() if agent == "reference"]
-    assert len(references) == 15
+    assert len(references) == len(shop.tasks)
     assert all(postgres["outcome"] == "verified" for _, postgres in references)
     assert all(postgres["checks"] for _, postgres in references)
 
@@ -58,3 +58,24 @@ def test_final_states_differ_between_solutions(results) -> None:
     hashes = {key: postgres["final_state_hash"] for key, (_, postgres) in results.items()}
     for task_id in {task_id for task_id, _ in hashes}:
         assert hashes[(task_id, "reference")] != hashes[(task_id, "noop")]
+
+
+def test_a_copy_the_server_refuses_is_not_scored(tmp_path, postgres_url: str, shop) -> None:
+    """The world side failed: the task run is left out of every mean, not counted as zero."""
+    import shutil
+
+    from assay.runs import open_benchmark
+
+    root = tmp_path / "shop"
+    shutil.copytree(shop.world.root, root, ignore=shutil.ignore_patterns(".assay"))
+    with (root / "seed.sql").open("a") as seed:
+        seed.write("\n-- a copy of its own, so that dropping its template harms no other test\n")
+    benchmark = open_benchmark(root, world_db=postgres_url)
+    benchmark.world.backend.server.drop_database(benchmark.world.snapshot.name)
+    outcome = run_benchmark(
+        benchmark, "reference", prepare(benchmark, "reference", ["update-address"])
+    )
+    [result] = outcome.task_runs
+    assert result.outcome == "not_scored" and result.error is not None
+    assert result.error.side == "world"
+    assert "the world could not be reset: CREATE DATABASE failed: " in result.error.message

@@ -67,8 +67,7 @@ def validate_task(
             task,
             load_error,
             benchmark.verifiers,
-            world.snapshot.columns,
-            world.spec.database.backend,
+            world.snapshot.columns,  # checks are SQLite-dialect SQL on every backend
         )
     }
     idle: list[str] = []

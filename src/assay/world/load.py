@@ -36,9 +36,7 @@ def load_world_tolerant(
     return _load(Path(path), strict=False, world_db=world_db)
 
 
-def _load(
-    root: Path, *, strict: bool, world_db: str | None
-) -> tuple[World, dict[str, SpecError]]:
+def _load(root: Path, *, strict: bool, world_db: str | None) -> tuple[World, dict[str, SpecError]]:
     spec = read_world(root)
     world_file = shown(root / "world.toml")
     tools = _load_tools(root, spec)

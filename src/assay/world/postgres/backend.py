@@ -7,6 +7,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+import psycopg
+
+from assay.errors import EnvironmentFailure
 from assay.spec.world import WorldSpec
 from assay.world.database import Params, Written
 from assay.world.guard import QueryRefused
@@ -15,6 +18,7 @@ from assay.world.postgres.guard import ReadOnlyDatabase, Rows
 from assay.world.postgres.server import PREFIX, Server
 from assay.world.postgres.template import Template, load_template, table_digest
 from assay.world.postgres.translate import Translator
+from assay.world.seed import first_line
 from assay.world.snapshot import combine
 
 
@@ -51,8 +55,12 @@ class PostgresBackend:
         return Translator(self.snapshot.rowids)
 
     def open_copy(self) -> PostgresCopy:
+        """A database of its own for one task run; EnvironmentFailure if the server refuses."""
         name = self.server.new_name("r")
-        self.server.create_database(name, self.snapshot.name)
+        try:
+            self.server.create_database(name, self.snapshot.name)
+        except psycopg.Error as error:
+            raise EnvironmentFailure(f"CREATE DATABASE failed: {first_line(error)}") from None
         try:
             return PostgresCopy(self, name)
         except BaseException:
