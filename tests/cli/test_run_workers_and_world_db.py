@@ -22,7 +22,9 @@ def _assay(*args: str, env: dict[str, str] | None = None) -> subprocess.Complete
 
 def test_a_run_on_postgresql_matches_sqlite(postgres_url: str) -> None:
     tasks = ["--task", "refund-double-charge", "--task", "email-tracking"]
-    on_postgres = _assay("run", "worlds/shop", *tasks, "--world-db", postgres_url, "--json")
+    on_postgres = _assay(
+        "run", "worlds/shop", *tasks, "--world-db", postgres_url, "--workers", "2", "--json"
+    )
     on_sqlite = _assay("run", "worlds/shop", *tasks, "--json")
     assert on_postgres.returncode == 0, on_postgres.stderr
     runs = [json.loads(done.stdout)["task_runs"] for done in (on_postgres, on_sqlite)]
