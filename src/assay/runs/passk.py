@@ -44,19 +44,18 @@ def pass_k(counts: Sequence[Counts]) -> tuple[dict[str, float], dict[str, float]
     import numpy as np  # here, not at the top: `assay` starts faster without it
 
     n, c = (np.array(column, dtype=float) for column in zip(*counts, strict=True))
+    failed = n - c
+    wanted = set(k_values(int(n.min())))
     at: dict[str, float] = {}
     hat: dict[str, float] = {}
-    for k in k_values(int(n.min())):
-        at[str(k)] = float(np.mean(1.0 - ratios(n - c, n, k)))
-        hat[str(k)] = float(np.mean(ratios(c, n, k)))
+    # C(top, k) / C(n, k) is the product of (top − i) / (n − i) for i < k: grow both products one
+    # factor at a time and read them off at each wanted k.
+    none_verified = np.ones_like(n)
+    all_verified = np.ones_like(n)
+    for k in range(1, max(wanted, default=0) + 1):
+        none_verified *= (failed - (k - 1)) / (n - (k - 1))
+        all_verified *= (c - (k - 1)) / (n - (k - 1))
+        if k in wanted:
+            at[str(k)] = float(np.mean(1.0 - np.where(failed >= k, none_verified, 0.0)))
+            hat[str(k)] = float(np.mean(np.where(c >= k, all_verified, 0.0)))
     return at, hat
-
-
-def ratios(top, n, k: int):
-    """C(top, k) / C(n, k) per task, as the product of (top − i) / (n − i) for i < k; 0 if top < k."""
-    import numpy as np
-
-    product = np.ones_like(n)
-    for i in range(k):
-        product *= (top - i) / (n - i)
-    return np.where(top >= k, product, 0.0)

@@ -18,7 +18,7 @@ from assay.world.database import SqliteDatabase
 from assay.world.reserved import RESERVED_TABLES, SQLITE_DDL
 from assay.world.seed import load_seed
 
-FORMAT = "assay-snapshot-1"
+FORMAT = "assay-snapshot-2"
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ def table_digest(connection: sqlite3.Connection, table: str) -> str:
 
 def digest_rows(rows: Iterable[Sequence[Any]]) -> str:
     """Order-free digest of rows of plain values (int, float, str, bytes, None) on any backend."""
-    encoded = sorted(json.dumps(row, default=str, separators=(",", ":")) for row in rows)
+    encoded = sorted(map(repr, map(tuple, rows)))  # repr of plain values is exact and fast
     return hashlib.sha256("\n".join(encoded).encode()).hexdigest()
 
 
