@@ -35,6 +35,15 @@ def notice(text: str) -> Event:
     return Event(type="notice", text=text)
 
 
+class Limits(BaseModel):
+    """What bounds the task run: turns, messages to the customer before they count as
+    interruptions, and wall-clock time."""
+
+    max_turns: int
+    max_contacts: int | None = None
+    time_limit_s: float | None = None
+
+
 class Observation(BaseModel):
     task_id: str
     role: str
@@ -43,6 +52,7 @@ class Observation(BaseModel):
     turns_left: int
     tools: list[dict[str, Any]]
     events: list[Event]
+    limits: Limits
     done: bool = False
 
     def as_json(self) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from assay.taskrun.observation import (
     HELD_MESSAGE,
     UNKNOWN_MESSAGE,
     Event,
+    Limits,
     Observation,
     customer_message,
     notice,
@@ -55,6 +56,9 @@ class Session:
         self.error: RunError | None = None
         self.steps: list[Step] = []
         self._seen_write = False
+        self.limits = Limits(
+            max_turns=task.max_turns, max_contacts=task.max_contacts, time_limit_s=task.time_limit_s
+        )
         self._events: list[Event] = [customer_message(task.customer.request)]
         self._deadline = (
             time.monotonic() + task.time_limit_s if task.time_limit_s is not None else None
@@ -74,6 +78,7 @@ class Session:
             turns_left=max(self.task.max_turns - self.turn, 0),
             tools=self.tool_list,
             events=self._events,
+            limits=self.limits,
             done=self.done,
         )
 
