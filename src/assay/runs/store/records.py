@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from sqlalchemy import Row
@@ -53,9 +53,12 @@ class TaskRunState:
     outcome: str | None
 
 
+RUN_FIELDS = [field.name for field in fields(RunRecord) if field.name != "finished"]
+
+
 def run_record(row: Row, finished: int) -> RunRecord:
     values = row._asdict()
-    return RunRecord(**values, finished=finished)
+    return RunRecord(**{name: values[name] for name in RUN_FIELDS}, finished=finished)
 
 
 def task_row(row: Row) -> TaskRow:

@@ -218,8 +218,11 @@ class Store:
 
     # Task runs
 
-    def save_task_run(self, run_id: str, result: TaskRunResult) -> None:
-        """Store a finished task run whole, with its check runs and trajectory, replacing any before."""
+    def save_task_run(
+        self, run_id: str, result: TaskRunResult, *, first: bool = False
+    ) -> list[str]:
+        """Store a finished task run whole, with its check runs and trajectory, replacing any before
+        (`first` says there is none); the ids its check runs got, in order."""
         parts = split_result(result)
         values = {
             "phase": "completed",
@@ -257,8 +260,11 @@ class Store:
                         **values,
                     )
                 )
-            connection.execute(delete(check_runs).where(check_runs.c.task_run_id == result.id))
-            connection.execute(delete(trajectories).where(trajectories.c.task_run_id == result.id))
+            if not first:
+                connection.execute(delete(check_runs).where(check_runs.c.task_run_id == result.id))
+                connection.execute(
+                    delete(trajectories).where(trajectories.c.task_run_id == result.id)
+                )
             if checks:
                 connection.execute(insert(check_runs), checks)
             if parts["trajectory"] is not None:
@@ -267,6 +273,7 @@ class Store:
                         task_run_id=result.id, trajectory=parts["trajectory"]
                     )
                 )
+        return [check["id"] for check in checks]
 
     def task_states(self, run_id: str) -> list[TaskRunState]:
         """Every task run of the run, finished or not, in planned order."""
@@ -287,12 +294,16 @@ class Store:
         return [TaskRunState(**row._asdict()) for row in rows]
 
     def task_rows(self, run_id: str) -> list[TaskRow]:
-        """The aggregation rows of the run's finished task runs."""
+        """The aggregation rows of the run's finished task runs; cancelled ones do not count."""
         columns = [task_runs.c[name] for name in TaskRow._fields]
         with self.engine.connect() as connection:
             rows = connection.execute(
                 select(*columns)
-                .where(task_runs.c.benchmark_run_id == run_id, task_runs.c.phase == "completed")
+                .where(
+                    task_runs.c.benchmark_run_id == run_id,
+                    task_runs.c.phase == "completed",
+                    task_runs.c.status != "cancelled",
+                )
                 .order_by(task_runs.c.position)
             ).all()
         return [task_row(row) for row in rows]
@@ -301,7 +312,11 @@ class Store:
         self, run_id: str, *, task: str | None = None, trajectories_too: bool = False
     ) -> list[TaskRunResult]:
         """The run's finished task runs in full; `task` picks one task's (or one task run's)."""
-        where = [task_runs.c.benchmark_run_id == run_id, task_runs.c.phase == "completed"]
+        where = [
+            task_runs.c.benchmark_run_id == run_id,
+            task_runs.c.phase == "completed",
+            task_runs.c.result.is_not(None),  # a task run cancelled before it started has none
+        ]
         if task is not None:
             where.append(or_(task_runs.c.task_id == task, task_runs.c.id == task))
         with self.engine.connect() as connection:

@@ -17,7 +17,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
-HEAD = "0001"  # the newest migration; opening a store at this revision skips Alembic entirely
+HEAD = "0002"  # the newest migration; opening a store at this revision skips Alembic entirely
 
 Json = JSON()  # plain json on PostgreSQL too: the text is kept as serialised, keys in order
 Stamp = String(32)  # ISO-8601 UTC text, the form the JSON carries; it sorts as time does
@@ -44,7 +44,10 @@ benchmark_runs = Table(
     Column("created_at", Stamp, nullable=False),
     Column("started_at", Stamp),
     Column("finished_at", Stamp),
+    Column("token_hash", String(64)),
+    Column("token_expires_at", Stamp),
     Index("ix_benchmark_runs_created_at", "created_at"),
+    Index("ix_benchmark_runs_token_hash", "token_hash", unique=True),
 )
 
 task_runs = Table(
@@ -121,4 +124,17 @@ validations = Table(
     Column("record", Json, nullable=False),
     Column("created_at", Stamp, nullable=False),
     Index("ix_validations_world_version", "world", "version"),
+)
+
+task_run_actions = Table(
+    "task_run_actions",
+    metadata,
+    Column(
+        "task_run_id",
+        String(64),
+        ForeignKey("task_runs.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column("seq", Integer, primary_key=True),
+    Column("action", Json, nullable=False),
 )

@@ -1,0 +1,175 @@
+"""Task runs in progress over HTTP: the run's bearer token, each task run's phase and its actions,
+kept in the store so that a restarted server can carry on where it stopped."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, bindparam, func, insert, select, update
+
+from assay.runs.store.repository import Store, now
+from assay.runs.store.tables import benchmark_runs, check_runs, task_run_actions, task_runs
+
+# Built once: these run for every action of a served task run.
+RECORD_ACTION = insert(task_run_actions)
+START_TASK_RUN = (
+    update(task_runs)
+    .where(task_runs.c.id == bindparam("row_id"), task_runs.c.phase == "created")
+    .values(phase="started", status="active", started_at=bindparam("stamp"))
+)
+START_RUN = (
+    update(benchmark_runs)
+    .where(benchmark_runs.c.id == bindparam("row_id"), benchmark_runs.c.phase == "created")
+    .values(phase="started", started_at=bindparam("stamp"))
+)
+
+
+@dataclass(frozen=True)
+class TaskRunRef:
+    """Where one task run stands, and the run it belongs to."""
+
+    id: str
+    benchmark_run_id: str
+    task_id: str
+    repeat: int
+    position: int
+    phase: str
+    status: str
+
+
+@dataclass(frozen=True)
+class CheckRunRef:
+    id: str
+    task_run_id: str
+    benchmark_run_id: str
+    position: int
+    data: dict[str, Any]
+
+
+class Progress:
+    """The store's methods for driven task runs; every write is one transaction."""
+
+    def __init__(self, store: Store):
+        self.engine = store.engine
+        self._started_runs: set[str] = set()
+        self._hot: Connection | None = None
+
+    @property
+    def hot(self) -> Connection:
+        """One connection kept open for the writes every action makes (the API serves one request
+        at a time), sparing a pool checkout per action."""
+        if self._hot is None or self._hot.closed:
+            self._hot = self.engine.connect()
+        return self._hot
+
+    def set_token(self, run_id: str, token_hash: str, expires_at: str) -> None:
+        with self.engine.begin() as connection:
+            connection.execute(
+                update(benchmark_runs)
+                .where(benchmark_runs.c.id == run_id)
+                .values(token_hash=token_hash, token_expires_at=expires_at)
+            )
+
+    def run_of_token(self, token_hash: str) -> tuple[str, str] | None:
+        """The run id and expiry of a token, by its hash."""
+        with self.engine.connect() as connection:
+            row = connection.execute(
+                select(benchmark_runs.c.id, benchmark_runs.c.token_expires_at).where(
+                    benchmark_runs.c.token_hash == token_hash
+                )
+            ).first()
+        return None if row is None else (row.id, row.token_expires_at)
+
+    def task_run(self, task_run_id: str) -> TaskRunRef | None:
+        columns = [task_runs.c[name] for name in TaskRunRef.__dataclass_fields__]
+        with self.engine.connect() as connection:
+            row = connection.execute(select(*columns).where(task_runs.c.id == task_run_id)).first()
+        return None if row is None else TaskRunRef(**row._asdict())
+
+    def start(self, ref: TaskRunRef) -> bool:
+        """Phase `started`, and the run's too; False if the task run had already left `created`."""
+        stamp = now()
+        connection = self.hot
+        with connection.begin():
+            moved = connection.execute(START_TASK_RUN, {"row_id": ref.id, "stamp": stamp}).rowcount
+            if ref.benchmark_run_id not in self._started_runs:
+                connection.execute(START_RUN, {"row_id": ref.benchmark_run_id, "stamp": stamp})
+                self._started_runs.add(ref.benchmark_run_id)
+        return bool(moved)
+
+    def record_action(self, task_run_id: str, seq: int, action: dict[str, Any]) -> None:
+        """Keep one action; it is on disk before the agent sees what it did."""
+        connection = self.hot
+        with connection.begin():
+            connection.execute(
+                RECORD_ACTION, {"task_run_id": task_run_id, "seq": seq, "action": action}
+            )
+
+    def actions(self, task_run_id: str) -> list[dict[str, Any]]:
+        with self.engine.connect() as connection:
+            rows = connection.execute(
+                select(task_run_actions.c.action)
+                .where(task_run_actions.c.task_run_id == task_run_id)
+                .order_by(task_run_actions.c.seq)
+            ).all()
+        return [row.action for row in rows]
+
+    def cancel_unstarted(self, task_run_id: str) -> None:
+        """A task run cancelled before it started: finished, with nothing to grade."""
+        with self.engine.begin() as connection:
+            connection.execute(
+                update(task_runs)
+                .where(task_runs.c.id == task_run_id)
+                .values(phase="completed", status="cancelled", finished_at=now())
+            )
+
+    def unfinished(self, run_id: str) -> list[str]:
+        with self.engine.connect() as connection:
+            rows = connection.execute(
+                select(task_runs.c.id)
+                .where(task_runs.c.benchmark_run_id == run_id, task_runs.c.phase != "completed")
+                .order_by(task_runs.c.position)
+            ).all()
+        return [row.id for row in rows]
+
+    def check_run(self, check_id: str) -> CheckRunRef | None:
+        found = self._check_runs(check_runs.c.id == check_id, limit=1)
+        return found[0] if found else None
+
+    def check_runs(self, task_run_id: str, after: int, limit: int) -> list[CheckRunRef]:
+        """A page of a task run's check runs, after the position `after`."""
+        return self._check_runs(
+            check_runs.c.task_run_id == task_run_id, check_runs.c.position > after, limit=limit
+        )
+
+    def _check_runs(self, *where: Any, limit: int) -> list[CheckRunRef]:
+        from assay.runs.store.records import check_json
+
+        with self.engine.connect() as connection:
+            rows = connection.execute(
+                select(check_runs, task_runs.c.benchmark_run_id)
+                .join(task_runs, task_runs.c.id == check_runs.c.task_run_id)
+                .where(*where)
+                .order_by(check_runs.c.position)
+                .limit(limit)
+            ).all()
+        return [
+            CheckRunRef(
+                row.id, row.task_run_id, row.benchmark_run_id, row.position, check_json(row)
+            )
+            for row in rows
+        ]
+
+    def count_finished(self, run_id: str) -> tuple[int, int]:
+        """How many task runs the run has, and how many have finished."""
+        with self.engine.connect() as connection:
+            total = connection.execute(
+                select(func.count()).where(task_runs.c.benchmark_run_id == run_id)
+            ).scalar_one()
+            done = connection.execute(
+                select(func.count()).where(
+                    task_runs.c.benchmark_run_id == run_id, task_runs.c.phase == "completed"
+                )
+            ).scalar_one()
+        return total, done
