@@ -10,6 +10,7 @@ from assay.cli import baseline, scaffold
 from assay.cli import export as export_command
 from assay.cli import run as run_command
 from assay.cli import runs as runs_command
+from assay.cli import serve as serve_command
 from assay.cli import show as show_command
 from assay.cli import validate as validate_command
 
@@ -21,6 +22,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.command("run")(run_command.run)
+app.command("serve")(serve_command.serve)
 app.command("runs")(runs_command.runs)
 app.command("show")(show_command.show)
 app.command("export")(export_command.export)

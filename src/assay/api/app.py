@@ -1,0 +1,161 @@
+"""The HTTP API: the v1 flow of benchmark runs, task runs and criterion runs, on FastAPI."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, Query, Request
+from fastapi.responses import JSONResponse, Response
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel
+
+from assay import __version__
+from assay.api import benchmark_runs, criterion_runs, task_runs
+from assay.api.auth import Caller
+from assay.api.context import Context
+from assay.api.errors import ErrorBody, install
+from assay.api.models import (
+    Act,
+    BenchmarkRunOut,
+    CheckRunOut,
+    CheckRunPage,
+    Complete,
+    Completion,
+    CreateRun,
+    RejectedBody,
+    RunCreated,
+    TaskRunOut,
+)
+from assay.taskrun.observation import Observation
+
+bearer = HTTPBearer(auto_error=False, description="The operator key, or a benchmark run's token.")
+Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
+
+
+def _header(credentials: HTTPAuthorizationCredentials | None) -> str | None:
+    return None if credentials is None else f"Bearer {credentials.credentials}"
+
+
+async def _caller(request: Request, credentials: Credentials) -> Caller:
+    return request.app.state.context.auth.caller(_header(credentials))
+
+
+async def _operator(request: Request, credentials: Credentials) -> Caller:
+    return request.app.state.context.auth.operator(_header(credentials))
+
+
+def _json(model: BaseModel, *, exclude_none: bool = False, status: int = 200) -> Response:
+    """The model serialised once, straight to the wire (the response model documents its shape)."""
+    text = model.model_dump_json(by_alias=True, exclude_none=exclude_none)
+    return Response(text, status_code=status, media_type="application/json")
+
+
+Anyone = Annotated[Caller, Depends(_caller)]
+Operator = Annotated[Caller, Depends(_operator)]
+
+
+def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    return {status: {"model": ErrorBody} for status in (401, *statuses)}
+
+
+def create_app(context: Context) -> FastAPI:
+    app = FastAPI(
+        title="assay",
+        version=__version__,
+        description="Drive task runs over HTTP and get graded by the state the agent leaves behind.",
+    )
+    app.state.context = context
+    install(app)
+
+    @app.exception_handler(task_runs.Rejected)
+    async def _rejected(_: Any, error: task_runs.Rejected) -> JSONResponse:
+        body = RejectedBody.model_validate(
+            {
+                "error": {"code": error.code, "message": error.message},
+                "observation": error.observation,
+            }
+        )
+        return JSONResponse(body.model_dump(mode="json", by_alias=True, exclude_none=True), 422)
+
+    @app.post(
+        "/v1/benchmark-runs",
+        status_code=201,
+        response_model=RunCreated,
+        responses=errors(400, 403, 404, 422),
+    )
+    async def create_benchmark_run(body: CreateRun, _: Operator) -> Response:
+        """Plan a benchmark run of a served world; returns its bearer token and task-run URLs."""
+        return _json(benchmark_runs.create_run(context, body), status=201)
+
+    @app.get("/v1/benchmark-runs/{run_id}", response_model=BenchmarkRunOut, responses=errors(404))
+    async def get_benchmark_run(run_id: str, who: Anyone) -> BenchmarkRunOut:
+        """The run, its task runs, and its aggregate once every task run has finished."""
+        return benchmark_runs.view_run(context, who, run_id)
+
+    @app.post(
+        "/v1/benchmark-runs/{run_id}/cancel",
+        response_model=BenchmarkRunOut,
+        responses=errors(404, 409),
+    )
+    async def cancel_benchmark_run(run_id: str, who: Anyone) -> BenchmarkRunOut:
+        """Cancel the unfinished task runs; finished ones are kept."""
+        return benchmark_runs.cancel_run(context, who, run_id)
+
+    @app.post(
+        "/v1/task-runs/{task_run_id}/start",
+        response_model=Observation,
+        response_model_exclude_none=True,
+        responses=errors(404, 409),
+    )
+    async def start_task_run(task_run_id: str, who: Anyone) -> Response:
+        """Reset the world for this task run; the first observation."""
+        return _json(task_runs.start(context, who, task_run_id), exclude_none=True)
+
+    @app.post(
+        "/v1/task-runs/{task_run_id}/act",
+        response_model=Observation,
+        response_model_exclude_none=True,
+        responses={**errors(400, 404, 409), 422: {"model": RejectedBody}},
+    )
+    async def act(task_run_id: str, body: Act, who: Anyone) -> Response:
+        """One action (`call` or `say`); the next observation."""
+        return _json(task_runs.act(context, who, task_run_id, body), exclude_none=True)
+
+    @app.post(
+        "/v1/task-runs/{task_run_id}/complete",
+        response_model=Completion,
+        responses=errors(400, 404, 409, 422),
+    )
+    async def complete_task_run(task_run_id: str, body: Complete, who: Anyone) -> Response:
+        """Finish with the final output and grade the world now."""
+        return _json(task_runs.complete(context, who, task_run_id, body.output))
+
+    @app.post(
+        "/v1/task-runs/{task_run_id}/cancel",
+        response_model=TaskRunOut,
+        responses=errors(404, 409),
+    )
+    async def cancel_task_run(task_run_id: str, who: Anyone) -> TaskRunOut:
+        """End the task run as cancelled; it does not count in the run's aggregate."""
+        return task_runs.cancel_task_run(context, who, task_run_id)
+
+    @app.get("/v1/task-runs/{task_run_id}", response_model=TaskRunOut, responses=errors(404))
+    async def get_task_run(task_run_id: str, who: Anyone) -> TaskRunOut:
+        return task_runs.view_task_run(context, who, task_run_id)
+
+    @app.get("/v1/criterion-runs", response_model=CheckRunPage, responses=errors(404, 422))
+    async def list_criterion_runs(
+        who: Anyone,
+        task_run_id: Annotated[str, Query(min_length=1)],
+        cursor: str | None = None,
+        limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    ) -> CheckRunPage:
+        """A task run's criterion runs, in order, a page at a time."""
+        return criterion_runs.list_criterion_runs(context, who, task_run_id, cursor, limit)
+
+    @app.get("/v1/criterion-runs/{check_run_id}", response_model=CheckRunOut, responses=errors(404))
+    async def get_criterion_run(check_run_id: str, who: Anyone) -> CheckRunOut:
+        """One criterion run; with the operator key, always with its details and evidence."""
+        return criterion_runs.get_criterion_run(context, who, check_run_id)
+
+    return app

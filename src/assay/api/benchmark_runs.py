@@ -1,0 +1,159 @@
+"""Benchmark runs over HTTP: create one (with its bearer token), read it, cancel it, finish it."""
+
+from __future__ import annotations
+
+from assay.api.auth import Caller
+from assay.api.context import Context
+from assay.api.errors import ApiError
+from assay.api.models import (
+    BenchmarkRef,
+    BenchmarkRunOut,
+    CreateRun,
+    RunCreated,
+    TaskRunLink,
+    TaskRunOut,
+)
+from assay.api.views import completion
+from assay.errors import UsageError
+from assay.runs.aggregate import Figures, aggregate
+from assay.runs.plan import DEFAULT_SPLITS, new_id, plan, select_tasks
+from assay.runs.run import always_scored
+from assay.runs.store import RunRecord
+from assay.runs.store.progress import TaskRunRef
+from assay.trust.withdrawn import withdrawn_among
+
+FINISHED = ("completed", "cancelled")
+
+
+def create_run(context: Context, body: CreateRun) -> RunCreated:
+    """Plan the task runs (withdrawn tasks left out), store the run and issue its token."""
+    benchmark = context.catalog.find(body.benchmark)
+    world = benchmark.world
+    unknown = [task_id for task_id in body.tasks or () if task_id not in world.tasks]
+    if unknown:
+        raise ApiError(422, "unknown_task", f"tasks: no task {unknown[0]!r} in {body.benchmark}")
+    splits = body.split or list(DEFAULT_SPLITS)
+    try:
+        tasks = select_tasks(world, body.tasks or (), splits)
+    except UsageError as error:
+        raise ApiError(422, "invalid_request", str(error).replace("--task", "tasks")) from None
+    withdrawn = {state.task_id for state in withdrawn_among(world, tasks, context.store)}
+    planned = plan([task for task in tasks if task.id not in withdrawn], body.repeats)
+    if not planned:
+        raise ApiError(422, "no_tasks", "no task to run: none matches, or all are withdrawn")
+    run_id = new_id("br")
+    scored = body.scored or always_scored(benchmark, planned)
+    context.store.create_benchmark_run(
+        run_id,
+        world=world.name,
+        world_version=world.version,
+        world_path=str(world.root.resolve()),
+        agent=body.agent,
+        repeats=body.repeats,
+        planned=planned,
+        splits={task.id: task.split for task in tasks},
+        scored=scored,
+    )
+    for position, run in enumerate(planned):
+        context.moved(
+            TaskRunRef(run.id, run_id, run.task_id, run.repeat, position, "created", "active")
+        )
+    token, expires = context.auth.issue(run_id)
+    return RunCreated(
+        benchmark_run_id=run_id,
+        benchmark=_benchmark_ref(world.name, world.version),
+        scored=scored,
+        phase="created",
+        bearer_token=token,
+        bearer_token_expires_at=expires,
+        endpoints={
+            "benchmark_run": f"/v1/benchmark-runs/{run_id}",
+            "cancel": f"/v1/benchmark-runs/{run_id}/cancel",
+            "task_run": "/v1/task-runs/{task_run_id}",
+            "act": "/v1/task-runs/{task_run_id}/act",
+            "criterion_runs": "/v1/criterion-runs?task_run_id={task_run_id}",
+        },
+        task_runs=[
+            TaskRunLink(
+                id=run.id,
+                task_id=run.task_id,
+                name=world.tasks[run.task_id].title,
+                repeat=run.repeat,
+                phase="created",
+                start_url=f"/v1/task-runs/{run.id}/start",
+                act_url=f"/v1/task-runs/{run.id}/act",
+                complete_url=f"/v1/task-runs/{run.id}/complete",
+            )
+            for run in planned
+        ],
+    )
+
+
+def view_run(context: Context, caller: Caller, run_id: str) -> BenchmarkRunOut:
+    """The run with its task runs, and its aggregate once every task run has finished."""
+    record = context.record(caller, run_id)
+    hide = record.scored and not caller.operator
+    results = {result.id: result for result in context.store.results(run_id)}
+    titles = context.run_info(run_id).benchmark.tasks
+    task_runs = []
+    for state in context.store.task_states(run_id):
+        result = results.get(state.id)
+        task = titles.get(state.task_id)
+        task_runs.append(
+            TaskRunOut(
+                id=state.id,
+                benchmark_run_id=run_id,
+                task_id=state.task_id,
+                name=task.title if task else state.task_id,
+                repeat=state.repeat,
+                phase=state.phase,
+                status=state.status,
+                result=None if result is None else completion(result, [], hide=hide),
+            )
+        )
+    figures = Figures.model_validate(record.figures) if record.phase in FINISHED else None
+    return BenchmarkRunOut(
+        id=record.id,
+        benchmark=_benchmark_ref(record.world, record.world_version),
+        agent=record.agent,
+        scored=record.scored,
+        phase=record.phase,
+        status=record.status,
+        created_at=record.created_at,
+        started_at=record.started_at,
+        finished_at=record.finished_at,
+        task_runs=task_runs,
+        aggregate=figures,
+    )
+
+
+def finish_if_done(context: Context, run_id: str) -> None:
+    """Count a task run of the run as finished; the run completes itself when that was the last."""
+    if context.finished_one(run_id):
+        record = context.store.benchmark_run(run_id)
+        if record.phase not in FINISHED:
+            _finish(context, record, "completed")
+
+
+def cancel_run(context: Context, caller: Caller, run_id: str) -> BenchmarkRunOut:
+    """Cancel every unfinished task run; finished ones are kept and aggregated."""
+    from assay.api.task_runs import cancel_task_run
+
+    record = context.record(caller, run_id)
+    if record.phase in FINISHED:
+        raise ApiError(409, record.phase, f"benchmark run {run_id} is already {record.phase}")
+    for task_run_id in context.progress.unfinished(run_id):
+        cancel_task_run(context, caller, task_run_id, finish_run=False)
+    _finish(context, record, "cancelled")
+    return view_run(context, caller, run_id)
+
+
+def _finish(context: Context, record: RunRecord, phase: str) -> None:
+    figures = aggregate(context.store.task_rows(record.id))
+    context.store.finish_benchmark_run(
+        record.id, phase=phase, status=phase, figures=figures.model_dump(mode="json")
+    )
+
+
+def _benchmark_ref(name: str, version: str) -> BenchmarkRef:
+    return BenchmarkRef(slug=f"{name}@{version}", version=version, name=name)

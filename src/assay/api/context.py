@@ -1,0 +1,116 @@
+"""What every endpoint shares: the served worlds, the store, who may see what, and the task runs in
+flight in this process."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from assay.api.auth import Auth, Caller
+from assay.api.catalog import Catalog
+from assay.api.errors import ApiError, not_found
+from assay.runs.benchmark import Benchmark
+from assay.runs.store import RunRecord, Store, UnknownRun
+from assay.runs.store.progress import Progress, TaskRunRef
+from assay.taskrun.session import Session
+
+
+@dataclass
+class Flying:
+    """A started task run held in memory: its session and how many of its actions are stored."""
+
+    session: Session
+    recorded: int = 0
+    started: float | None = field(default_factory=time.perf_counter)
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What the flow needs to know of a benchmark run, read once."""
+
+    id: str
+    benchmark: Benchmark
+    agent: str
+    scored: bool
+
+
+class Context:
+    def __init__(self, catalog: Catalog, store: Store, auth: Auth):
+        self.catalog = catalog
+        self.store = store
+        self.progress = auth.progress
+        self.auth = auth
+        self.flying: dict[str, Flying] = {}
+        self._runs: dict[str, RunInfo] = {}
+        self._unfinished: dict[str, int] = {}
+        self._refs: dict[str, TaskRunRef] = {}
+
+    @classmethod
+    def open(cls, catalog: Catalog, store: Store, operator_key: str, token_ttl_s: float) -> Context:
+        return cls(catalog, store, Auth(operator_key, Progress(store), token_ttl_s))
+
+    def record(self, caller: Caller, run_id: str) -> RunRecord:
+        """The benchmark run, if the caller may see it; 404 otherwise, whether or not it exists."""
+        if not caller.may_see(run_id):
+            raise not_found("benchmark run", run_id)
+        try:
+            record = self.store.benchmark_run(run_id)
+        except UnknownRun:
+            raise not_found("benchmark run", run_id) from None
+        if record.id != run_id:  # the store finds runs by a prefix of their id too; not so here
+            raise not_found("benchmark run", run_id)
+        return record
+
+    def run_info(self, run_id: str) -> RunInfo:
+        info = self._runs.get(run_id)
+        if info is None:
+            record = self.store.benchmark_run(run_id)
+            benchmark = self.catalog.of(record.world, record.world_version)
+            info = RunInfo(record.id, benchmark, record.agent, record.scored)
+            self._runs[run_id] = info
+        return info
+
+    def task_run(self, caller: Caller, task_run_id: str) -> TaskRunRef:
+        """The task run, if the caller may see it; 404 otherwise."""
+        ref = self._refs.get(task_run_id)
+        if ref is None:
+            ref = self.progress.task_run(task_run_id)
+            if ref is not None and ref.phase != "completed":
+                self._refs[ref.id] = ref
+        if ref is None or not caller.may_see(ref.benchmark_run_id):
+            raise not_found("task run", task_run_id)
+        return ref
+
+    def moved(self, ref: TaskRunRef) -> None:
+        """What this process knows of a task run's phase; finished ones are read from the store."""
+        if ref.phase == "completed":
+            self._refs.pop(ref.id, None)
+        else:
+            self._refs[ref.id] = ref
+
+    def in_flight(self, ref: TaskRunRef) -> Flying:
+        """The started task run's session, rebuilt by replaying its recorded actions if this process
+        has not seen it (after a restart)."""
+        if ref.phase == "created":
+            raise ApiError(409, "not_started", f"task run {ref.id} has not been started")
+        if ref.phase == "completed":
+            raise ApiError(409, "completed", f"task run {ref.id} is already completed")
+        flying = self.flying.get(ref.id)
+        if flying is None:
+            info = self.run_info(ref.benchmark_run_id)
+            session = Session(info.benchmark.world, info.benchmark.tasks[ref.task_id])
+            actions = self.progress.actions(ref.id)
+            for action in actions:
+                session.act(action)
+            flying = Flying(session, recorded=len(actions), started=None)
+            self.flying[ref.id] = flying
+        return flying
+
+    def finished_one(self, run_id: str) -> bool:
+        """Count one more finished task run of the run; True when it was the last."""
+        left = self._unfinished.get(run_id)
+        if left is None:
+            total, done = self.progress.count_finished(run_id)
+            left = total - done + 1  # the store already counts the one that just finished
+        self._unfinished[run_id] = left - 1
+        return left - 1 <= 0

@@ -1,0 +1,50 @@
+"""Criterion runs: one check's result inside a task run, paged by task run or read by id."""
+
+from __future__ import annotations
+
+from assay.api.auth import Caller
+from assay.api.context import Context
+from assay.api.errors import ApiError, not_found
+from assay.api.models import CheckRunOut, CheckRunPage
+from assay.runs.store.progress import CheckRunRef
+
+
+def list_criterion_runs(
+    context: Context, caller: Caller, task_run_id: str, cursor: str | None, limit: int
+) -> CheckRunPage:
+    ref = context.task_run(caller, task_run_id)
+    after = _position(cursor)
+    found = context.progress.check_runs(ref.id, after, limit + 1)
+    hide = _hidden(context, caller, ref.benchmark_run_id)
+    page = found[:limit]
+    return CheckRunPage(
+        data=[_out(check, hide) for check in page],
+        next_cursor=str(page[-1].position) if len(found) > limit else None,
+    )
+
+
+def get_criterion_run(context: Context, caller: Caller, check_run_id: str) -> CheckRunOut:
+    """Full evidence for the operator; a scored run's token sees no details or evidence."""
+    check = context.progress.check_run(check_run_id)
+    if check is None or not caller.may_see(check.benchmark_run_id):
+        raise not_found("criterion run", check_run_id)
+    return _out(check, _hidden(context, caller, check.benchmark_run_id))
+
+
+def _hidden(context: Context, caller: Caller, run_id: str) -> bool:
+    return not caller.operator and context.run_info(run_id).scored
+
+
+def _out(check: CheckRunRef, hide: bool) -> CheckRunOut:
+    data = dict(check.data)
+    if hide:
+        data.update(details=None, evidence=None)
+    return CheckRunOut.model_validate({**data, "id": check.id, "task_run_id": check.task_run_id})
+
+
+def _position(cursor: str | None) -> int:
+    if cursor is None:
+        return -1
+    if not cursor.isdigit():
+        raise ApiError(422, "invalid_request", f"cursor: {cursor!r} is not a cursor this API gave")
+    return int(cursor)

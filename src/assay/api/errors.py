@@ -1,0 +1,89 @@
+"""Every error the API returns is `{"error": {"code", "message"}}` with the right status."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+from starlette.exceptions import HTTPException
+
+from assay.errors import SpecError, UsageError
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorBody(BaseModel):
+    error: ErrorDetail
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, message: str):
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def error_response(
+    status: int, code: str, message: str, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    if status == 401:
+        headers = {**(headers or {}), "WWW-Authenticate": "Bearer"}
+    return JSONResponse(
+        {"error": {"code": code, "message": message}}, status_code=status, headers=headers
+    )
+
+
+def not_found(what: str, ident: str) -> ApiError:
+    return ApiError(404, "not_found", f"no {what} {ident}")
+
+
+HTTP_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    415: "unsupported_media_type",
+    422: "invalid_request",
+}
+
+
+def install(app: FastAPI) -> None:
+    """Turn every failure into the one error body; nothing a client sends can cause a 500."""
+
+    @app.exception_handler(ApiError)
+    async def _api(_: Request, error: ApiError) -> JSONResponse:
+        return error_response(error.status, error.code, error.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, error: RequestValidationError) -> JSONResponse:
+        problems = error.errors()
+        if any(problem.get("type") == "json_invalid" for problem in problems):
+            return error_response(400, "malformed_json", "the request body is not valid JSON")
+        return error_response(422, "invalid_request", "; ".join(_describe(p) for p in problems[:5]))
+
+    @app.exception_handler(HTTPException)
+    async def _http(_: Request, error: HTTPException) -> JSONResponse:
+        code = HTTP_CODES.get(error.status_code, "error")
+        return error_response(error.status_code, code, str(error.detail), error.headers)
+
+    @app.exception_handler(SpecError)
+    @app.exception_handler(UsageError)
+    async def _usage(_: Request, error: Exception) -> JSONResponse:
+        return error_response(422, "invalid_request", str(error))
+
+
+def _describe(problem: dict[str, Any]) -> str:
+    where = ".".join(str(part) for part in problem.get("loc", ()) if part != "body")
+    message = (
+        "unknown field" if problem.get("type") == "extra_forbidden" else problem.get("msg", "")
+    )
+    return f"{where}: {message}" if where else str(message)

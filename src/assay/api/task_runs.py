@@ -1,0 +1,137 @@
+"""Task runs over HTTP: start, act, complete, cancel, read. Each action is stored as it is taken, so
+a restarted server rebuilds a task run's world by replaying them."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from assay.api.auth import Caller
+from assay.api.benchmark_runs import finish_if_done
+from assay.api.context import Context, Flying
+from assay.api.errors import ApiError
+from assay.api.models import Act, Completion, TaskRunOut
+from assay.api.views import completion
+from assay.runs.grade import grade, world_failed
+from assay.runs.store.progress import TaskRunRef
+from assay.taskrun.actions import Finish
+from assay.taskrun.observation import Observation
+from assay.taskrun.session import Session
+
+
+class Rejected(ApiError):
+    """A call the world refused (unknown tool, a tool the role lacks, bad arguments): the attempt
+    counts, and the client gets a 422 with the observation that records it."""
+
+    def __init__(self, code: str, message: str, observation: Observation):
+        super().__init__(422, code, message)
+        self.observation = observation
+
+
+def start(context: Context, caller: Caller, task_run_id: str) -> Observation:
+    ref = context.task_run(caller, task_run_id)
+    if ref.phase != "created":
+        raise ApiError(409, "already_started", f"task run {task_run_id} was already started")
+    info = context.run_info(ref.benchmark_run_id)
+    session = Session(info.benchmark.world, info.benchmark.tasks[ref.task_id])
+    if not context.progress.start(ref):
+        session.live.close()
+        raise ApiError(409, "already_started", f"task run {task_run_id} was already started")
+    context.flying[ref.id] = Flying(session)
+    context.moved(replace(ref, phase="started", status="active"))
+    return session.observe()
+
+
+def act(context: Context, caller: Caller, task_run_id: str, body: Act) -> Observation:
+    ref = context.task_run(caller, task_run_id)
+    flying = context.in_flight(ref)
+    session = flying.session
+    if session.done:
+        raise ApiError(
+            409, "ended", f"task run {task_run_id} has ended ({session.termination}); complete it"
+        )
+    action = body.action()
+    observation = session.act(action)
+    context.progress.record_action(ref.id, flying.recorded, action)
+    flying.recorded += 1
+    rejected = [event for event in observation.events if event.status == "REJECTED"]
+    if rejected:
+        raise Rejected(rejected[0].code or "rejected", rejected[0].message or "", observation)
+    return observation
+
+
+def complete(context: Context, caller: Caller, task_run_id: str, output: str) -> Completion:
+    """Finish (unless the run already ended), grade, store, and finish the run if it was the last."""
+    ref = context.task_run(caller, task_run_id)
+    flying = context.in_flight(ref)
+    if not flying.session.done:
+        flying.session.act(Finish(finish=output))
+    return _close(context, ref, flying)
+
+
+def cancel_task_run(
+    context: Context, caller: Caller, task_run_id: str, *, finish_run: bool = True
+) -> TaskRunOut:
+    """A started task run is ended as cancelled and graded for the record (it does not count in the
+    aggregate); one never started is closed with nothing to grade."""
+    ref = context.task_run(caller, task_run_id)
+    if ref.phase == "completed":
+        raise ApiError(409, "completed", f"task run {task_run_id} is already completed")
+    if ref.phase == "created":
+        context.progress.cancel_unstarted(ref.id)
+        context.moved(replace(ref, phase="completed", status="cancelled"))
+    else:
+        flying = context.in_flight(ref)
+        flying.session.end("cancelled")
+        _close(context, ref, flying, finish_run=False)
+    if finish_run:
+        finish_if_done(context, ref.benchmark_run_id)
+    return view_task_run(context, caller, task_run_id)
+
+
+def view_task_run(context: Context, caller: Caller, task_run_id: str) -> TaskRunOut:
+    ref = context.task_run(caller, task_run_id)
+    info = context.run_info(ref.benchmark_run_id)
+    result = None
+    if ref.phase == "completed":
+        found = context.store.results(ref.benchmark_run_id, task=ref.id)
+        if found:
+            ids = [check.id for check in context.progress.check_runs(ref.id, -1, 10_000)]
+            result = completion(found[0], ids, hide=info.scored and not caller.operator)
+    task = info.benchmark.tasks.get(ref.task_id)
+    return TaskRunOut(
+        id=ref.id,
+        benchmark_run_id=ref.benchmark_run_id,
+        task_id=ref.task_id,
+        name=task.title if task else ref.task_id,
+        repeat=ref.repeat,
+        phase=ref.phase,
+        status=ref.status,
+        result=result,
+    )
+
+
+def _close(
+    context: Context, ref: TaskRunRef, flying: Flying, *, finish_run: bool = True
+) -> Completion:
+    info = context.run_info(ref.benchmark_run_id)
+    try:
+        result = grade(
+            flying.session,
+            info.benchmark.verifiers,
+            run_id=ref.id,
+            repeat=ref.repeat,
+            agent=info.agent,
+            started=flying.started,
+        )
+    except Exception as failure:  # grading itself broke: the record says so rather than a 500
+        result = world_failed(
+            flying.session.task, f"grading failed: {failure}", run_id=ref.id, repeat=ref.repeat
+        )
+    finally:
+        flying.session.live.close()
+        context.flying.pop(ref.id, None)
+    check_ids = context.store.save_task_run(ref.benchmark_run_id, result, first=True)
+    context.moved(replace(ref, phase="completed", status=result.status))
+    if finish_run:
+        finish_if_done(context, ref.benchmark_run_id)
+    return completion(result, check_ids, hide=info.scored)

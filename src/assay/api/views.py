@@ -1,0 +1,36 @@
+"""Results as the API shows them; a scored run's check runs carry no details or evidence."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from assay.api.models import CheckRunOut, Completion
+from assay.score.result import TaskRunResult
+from assay.verify.model import CheckRun
+
+
+def check_out(check: CheckRun, *, id: str | None, task_run_id: str, hide: bool) -> CheckRunOut:
+    data = check.as_json()
+    if hide:
+        data.update(details=None, evidence=None)
+    return CheckRunOut.model_validate({**data, "id": id, "task_run_id": task_run_id})
+
+
+def completion(result: TaskRunResult, check_ids: Sequence[str | None], *, hide: bool) -> Completion:
+    ids = list(check_ids) or [None] * len(result.checks)
+    return Completion(
+        task_run_id=result.id,
+        phase="completed",
+        status=result.status,
+        outcome=result.outcome,
+        reward=result.reward,
+        score=result.score,
+        verdict=result.verdict,
+        axes=result.axes,
+        summary=result.summary,
+        checks=[
+            check_out(check, id=check_id, task_run_id=result.id, hide=hide)
+            for check, check_id in zip(result.checks, ids, strict=True)
+        ],
+        error=None if result.error is None else result.error.model_dump(),
+    )

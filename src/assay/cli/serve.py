@@ -1,0 +1,38 @@
+"""`assay serve`: the HTTP API on uvicorn."""
+
+from __future__ import annotations
+
+import gc
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from assay.cli.options import StoreOption
+
+
+def serve(
+    worlds: Annotated[
+        list[Path],
+        typer.Option("--worlds", help="A world directory to serve; repeat for several."),
+    ],
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on.")] = 8000,
+    store: StoreOption = None,
+    token_ttl: Annotated[
+        float, typer.Option(min=1, help="Seconds a benchmark run's bearer token lasts.")
+    ] = 24 * 3600.0,
+) -> None:
+    """Serve worlds over HTTP: benchmark runs, task runs and criterion runs (the v1 flow)."""
+    import uvicorn
+
+    from assay.api.serve import KEY_ENVIRONMENT, open_api
+
+    app, key = open_api(worlds, store=store, token_ttl_s=token_ttl)
+    if not os.environ.get(KEY_ENVIRONMENT):
+        typer.echo(f"operator key: {key}  (set {KEY_ENVIRONMENT} to choose your own)", err=True)
+    typer.echo(f"serving {', '.join(str(w) for w in worlds)} on http://{host}:{port}", err=True)
+    gc.collect()
+    gc.freeze()  # worlds, modules and schemas live as long as the server: keep them out of GC passes
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)

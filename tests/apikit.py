@@ -1,0 +1,82 @@
+"""Helpers for API tests: the operator's header, a run's header, creating a run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+from worldkit import SHOP
+
+OPERATOR_KEY = "operator-key"
+OPERATOR = {"Authorization": f"Bearer {OPERATOR_KEY}"}
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def create(api, **body):
+    response = api.post(
+        "/v1/benchmark-runs", json={"benchmark": "shop@1", **body}, headers=OPERATOR
+    )
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+ASSAY = str(Path(sys.executable).parent / "assay")
+KEY = "aso_test-operator"  # the operator key of servers the tests start
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Server:
+    """`assay serve` in a subprocess, on a free port, with its records in `store`."""
+
+    def __init__(self, store: Path, home: Path):
+        self.store, self.home = store, home
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process: subprocess.Popen[str] | None = None
+
+    def start(self) -> Server:
+        env = {**os.environ, "ASSAY_API_KEY": KEY, "ASSAY_HOME": str(self.home)}
+        command = [
+            ASSAY,
+            "serve",
+            "--worlds",
+            str(SHOP),
+            "--port",
+            str(self.port),
+            "--store",
+            str(self.store),
+        ]
+        self.process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{self.url}/openapi.json", timeout=1).status_code == 200:
+                    return self
+            except httpx.TransportError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError("the server did not come up")
+
+    def kill(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(10)
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(10)
