@@ -1,0 +1,159 @@
+"""The HTTP API as an agent that knows only HTTP meets it: a real server on a loopback port."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+from apikit import ASSAY, KEY, Server, free_port
+from worldkit import ROOT, SHOP
+
+from assay.client import ApiError, Client
+from assay.runs import open_benchmark
+from assay.taskrun.agents import ScriptedAgent
+
+
+@pytest.fixture
+def server(tmp_path, assay_home):
+    running = Server(tmp_path / "records.db", assay_home).start()
+    yield running
+    running.stop()
+
+
+def cli_reference() -> dict[str, dict]:
+    done = subprocess.run(
+        [ASSAY, "run", str(SHOP), "--agent", "reference", "--json", "--workers", "1"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    return {run["task_id"]: run for run in json.loads(done.stdout)["task_runs"]}
+
+
+def test_the_example_agent_gets_the_same_results_as_the_cli(server):
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "examples" / "http_agent.py"),
+            "--url",
+            server.url,
+            "--key",
+            KEY,
+            "--world",
+            str(SHOP),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    over_http = json.loads(done.stdout)
+    expected = cli_reference()
+    task_runs = over_http["benchmark_run"]["task_runs"]
+    assert {t["task_id"] for t in task_runs} == set(expected)
+    for task_run, completion in zip(task_runs, over_http["completions"], strict=True):
+        cli = expected[task_run["task_id"]]
+        assert completion["outcome"] == cli["outcome"] == "verified"
+        assert completion["score"] == cli["score"]
+        assert completion["summary"] == cli["summary"]
+        assert [c["passed"] for c in completion["checks"]] == [c["passed"] for c in cli["checks"]]
+        assert [c["details"] for c in completion["checks"]] == [c["details"] for c in cli["checks"]]
+    assert over_http["benchmark_run"]["phase"] == "completed"
+    assert over_http["benchmark_run"]["aggregate"]["score"] == 1.0
+
+
+def test_the_python_client_with_an_in_process_agent(server):
+    shop = open_benchmark(SHOP)
+    with Client(server.url, api_key=KEY) as client:
+        run = client.create_run(
+            "shop@1", tasks=["refund-changed-to-credit", "cancel-without-pestering"]
+        )
+        completions = run.run_agent(
+            lambda task_run: ScriptedAgent(shop.tasks[task_run["task_id"]].solution.steps)
+        )
+        assert [c["outcome"] for c in completions] == ["verified", "verified"]
+        checks = run.criterion_runs(completions[0]["task_run_id"])
+        assert [c["id"] for c in checks] == [c["id"] for c in completions[0]["checks"]]
+        assert client.criterion_run(checks[0]["id"])["evidence"]["actual"] == 1
+        assert run.get()["phase"] == "completed"
+        with pytest.raises(ApiError) as refused:
+            run.start(run.task_runs[0]["id"])
+        assert (refused.value.status, refused.value.code) == (409, "already_started")
+
+
+def test_a_restarted_server_carries_on_with_runs_in_progress(server):
+    with Client(server.url, api_key=KEY) as client:
+        run = client.create_run("shop@1", tasks=["refund-unknown-outcome"])
+        task_run_id = run.task_runs[0]["id"]
+        run.start(task_run_id)
+        first = run.call(task_run_id, "refund_payment", order_id="D-4001", amount_cents=2500)
+        assert first["events"][0]["status"] == "UNKNOWN"
+    server.kill()
+    server.start()  # same store, same port
+    with Client(server.url, api_key=KEY) as client:
+        again = client.benchmark_run(run.id)
+        assert again["task_runs"][0]["phase"] == "started"
+        from assay.client import RunClient
+
+        resumed = RunClient(server.url, run.created)
+        retried = resumed.call(task_run_id, "retry_operation", operation_id="op-1")
+        assert retried["events"][0]["message"].startswith("already carried out")
+        assert retried["turn"] == 2
+        done = resumed.complete(task_run_id, "Refunded $25.00 to your card.")
+    assert done["outcome"] == "verified"
+    assert done["summary"]["duplicate_effects"] == 0
+    assert done["summary"]["turns"] == 3
+
+
+def test_serve_makes_up_an_operator_key_and_prints_it_once(tmp_path, assay_home):
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "ASSAY_API_KEY"}
+    command = [
+        ASSAY,
+        "serve",
+        "--worlds",
+        str(SHOP),
+        "--port",
+        str(port),
+        "--store",
+        str(tmp_path / "r.db"),
+    ]
+    process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        line = process.stderr.readline()
+        assert line.startswith("operator key: aso_")
+        key = line.split()[2]
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                response = httpx.post(
+                    f"http://127.0.0.1:{port}/v1/benchmark-runs",
+                    json={"benchmark": "shop", "tasks": ["update-address"]},
+                    headers={"Authorization": f"Bearer {key}"},
+                )
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        assert response.status_code == 201
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def test_serve_refuses_a_bad_world(tmp_path):
+    done = subprocess.run(
+        [ASSAY, "serve", "--worlds", str(tmp_path / "nowhere")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: ")
+    assert "nowhere: not a directory" in done.stderr
