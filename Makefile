@@ -26,3 +26,4 @@ bench: $(BIN)/assay
 	$(BIN)/python bench/validate.py
 	$(BIN)/python bench/records.py
 	$(BIN)/python bench/postgres.py
+	$(BIN)/python bench/api.py
