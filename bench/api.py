@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from taskruns import write_world  # noqa: E402
+from taskruns import write_world
 
 KEY = "aso_bench"
 ACTIONS = [
@@ -38,7 +38,9 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def request(connection: http.client.HTTPConnection, path: str, token: str, body: dict | None = None):
+def request(
+    connection: http.client.HTTPConnection, path: str, token: str, body: dict | None = None
+):
     payload = json.dumps(body or {}).encode()
     headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
     connection.request("POST", path, payload, headers)
@@ -57,7 +59,12 @@ def drive(port: int, token: str, task_run_ids: list[str]) -> int:
         request(connection, f"/v1/task-runs/{task_run_id}/start", token)
         for action in ACTIONS:
             request(connection, f"/v1/task-runs/{task_run_id}/act", token, action)
-        done = request(connection, f"/v1/task-runs/{task_run_id}/complete", token, {"output": "I renamed both."})
+        done = request(
+            connection,
+            f"/v1/task-runs/{task_run_id}/complete",
+            token,
+            {"output": "I renamed both."},
+        )
         verified += done["outcome"] == "verified"
     return verified
 
@@ -94,8 +101,12 @@ def main(runs: int = 12, clients: int = 3) -> None:
             operator = http.client.HTTPConnection("127.0.0.1", port)
             shares = []
             for _ in range(runs + 1):
-                created = request(operator, "/v1/benchmark-runs", KEY, {"benchmark": "bench", "repeats": 100})
-                shares.append((port, created["bearer_token"], [t["id"] for t in created["task_runs"]]))
+                created = request(
+                    operator, "/v1/benchmark-runs", KEY, {"benchmark": "bench", "repeats": 100}
+                )
+                shares.append(
+                    (port, created["bearer_token"], [t["id"] for t in created["task_runs"]])
+                )
             drive(*shares.pop())  # warm the server: statements, validators, snapshot
             with multiprocessing.get_context("spawn").Pool(clients) as pool:
                 cpu_before, started = cpu_seconds(server.pid), time.perf_counter()
