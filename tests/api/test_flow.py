@@ -339,7 +339,9 @@ def test_many_task_runs_in_flight_at_once_each_on_its_own_world(api):
         api.post(task_run["start_url"], headers=headers)
     addresses = ["18 Mill Lane, York", "1 Wrong Rd, York", "18 Mill Lane, York"]
     for task_run, address in zip(task_runs, addresses, strict=True):
-        act = {"call": {"tool": "update_address", "args": {"order_id": "B-2003", "address": address}}}
+        act = {
+            "call": {"tool": "update_address", "args": {"order_id": "B-2003", "address": address}}
+        }
         assert api.post(task_run["act_url"], json=act, headers=headers).status_code == 200
     outcomes = [
         api.post(t["complete_url"], json={"output": ""}, headers=headers).json()["outcome"]
