@@ -53,7 +53,8 @@ def print_outcome(outcome: BenchmarkOutcome) -> None:
         title += " · scored (check details withheld)"
     table = Table(title=title, show_lines=False)
     for column in ("task", "outcome", "score", "verdict", "summary", "failed checks"):
-        table.add_column(column, overflow="fold")
+        # the task and its outcome stay on one line; summaries and details wrap around them
+        table.add_column(column, overflow="fold", no_wrap=column in ("task", "outcome"))
     for result in outcome.task_runs:
         name = result.task_id + (f" #{result.repeat}" if run.repeats > 1 else "")
         style = OUTCOME_STYLE[result.outcome]
