@@ -1,14 +1,14 @@
 """A locked connection can only read, whatever the statement says, and only for so long."""
 
-from __future__ import annotations
+# SQLite only: its authorizer guard; the PostgreSQL guard has tests/world/postgres/test_guard.py.
 
-import sqlite3
+from __future__ import annotations
 
 import pytest
 from worldkit import write_world
 
 from assay.world import load_world
-from assay.world.guard import QueryTimeout
+from assay.world.guard import QueryFailed, QueryRefused, QueryTimeout
 
 
 @pytest.fixture
@@ -33,13 +33,13 @@ def locked(tmp_path):
     ],
 )
 def test_writes_are_refused_at_run_time(locked, sql):
-    with pytest.raises(sqlite3.DatabaseError):
+    with pytest.raises(QueryRefused, match=r"^refused: "):
         locked.run_limited(1, sql, {})
     assert locked.run_limited(1, "SELECT count(*) FROM notes", {})[1] == [(2,)]
 
 
 def test_two_statements_are_refused(locked):
-    with pytest.raises(sqlite3.ProgrammingError, match="one statement"):
+    with pytest.raises(QueryRefused, match=r"^refused: one statement at a time$"):
         locked.run_limited(1, "SELECT 1; DELETE FROM notes", {})
 
 
@@ -65,3 +65,8 @@ def test_a_slow_query_is_stopped(locked):
     )
     with pytest.raises(QueryTimeout, match=r"stopped after 0\.2s"):
         locked.run_limited(0.2, forever, {})
+
+
+def test_a_query_that_fails_for_another_reason_says_why(locked):
+    with pytest.raises(QueryFailed, match=r"^no such column: nope$"):
+        locked.run_limited(1, "SELECT nope FROM notes", {})

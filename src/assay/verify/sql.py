@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
 from assay.errors import CheckError
@@ -65,11 +64,6 @@ def _query(
         raise _Refused(str(refused)) from None
     except QueryFailed as failed:
         raise CheckError(f"check {name!r}: the query failed: {failed}") from None
-    except sqlite3.DatabaseError as error:
-        text = str(error)
-        if "not authorized" in text or "one statement at a time" in text or "readonly" in text:
-            raise _Refused(f"refused: {text}") from None
-        raise CheckError(f"check {name!r}: the query failed: {text}") from None
 
 
 def _shape(names: list[str], rows: list[tuple[Any, ...]]) -> str | None:

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from assay.world.guard import deadline, lock_readonly, track_writes
+from assay.world.guard import deadline, lock_readonly, refused_or_failed, track_writes
 
 if TYPE_CHECKING:
     from assay.world.snapshot import Snapshot
@@ -133,5 +133,9 @@ class SqliteCopy(SqliteDatabase):
     def run_limited(
         self, seconds: float, sql: str, params: Params
     ) -> tuple[list[str], list[tuple[Any, ...]]]:
-        with deadline(self.connection, seconds):
-            return self.fetch(sql, params)
+        """One query on the locked copy; QueryRefused, QueryFailed or QueryTimeout when it fails."""
+        try:
+            with deadline(self.connection, seconds):
+                return self.fetch(sql, params)
+        except sqlite3.Error as error:
+            raise refused_or_failed(error) from None

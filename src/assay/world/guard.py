@@ -57,6 +57,20 @@ class QueryFailed(Exception):
     """A read-only query failed for another reason (a missing table, a type error)."""
 
 
+# What SQLite says when the lock above stops a statement; anything else is a failed query.
+REFUSAL_TEXTS = ("not authorized", "readonly", "attached databases")
+
+
+def refused_or_failed(error: sqlite3.Error) -> QueryRefused | QueryFailed:
+    """The backend-neutral form of an error from a locked connection (the PostgreSQL guard's too)."""
+    text = str(error)
+    if "one statement at a time" in text:
+        return QueryRefused("refused: one statement at a time")
+    if any(marker in text for marker in REFUSAL_TEXTS):
+        return QueryRefused(f"refused: {text}")
+    return QueryFailed(text)
+
+
 @contextmanager
 def deadline(connection: sqlite3.Connection, seconds: float) -> Iterator[None]:
     """Interrupt any statement that runs longer than `seconds`."""
