@@ -74,13 +74,16 @@ class PostgresBackend:
     def drop(self, copy: Any) -> None:
         copy.close()
 
+    def close(self) -> None:
+        self.server.close()
+
 
 class PostgresCopy(PostgresDatabase):
     """One task run's database: written through the world's connection, then read-only as checks."""
 
     def __init__(self, backend: PostgresBackend, name: str):
         super().__init__(backend.server.connect(name), backend.translator)
-        self.backend = backend
+        self.source = backend  # not `backend`: that names the kind of database, as on SQLite
         self.name = name
         self.reader: ReadOnlyDatabase | None = None
 
@@ -88,7 +91,7 @@ class PostgresCopy(PostgresDatabase):
         """From now on only the check role reads it; the world's connection is closed."""
         if self.reader is None:
             self.connection.close()
-            server = self.backend.server
+            server = self.source.server
             self.reader = ReadOnlyDatabase(server.connect(self.name, check=True), self.translator)
 
     def _reading(self) -> ReadOnlyDatabase:
@@ -116,7 +119,7 @@ class PostgresCopy(PostgresDatabase):
 
     def state_hash(self) -> str:
         """Content hash of the copy, equal to SQLite's for the same content."""
-        template = self.backend.snapshot
+        template = self.source.snapshot
         digests = dict(template.digests)
         changed = digests.keys() if template.indirect else self.written & digests.keys()
         connection = self.reader.connection if self.reader is not None else self.connection
@@ -129,4 +132,4 @@ class PostgresCopy(PostgresDatabase):
         for connection in (self.connection, self.reader.connection if self.reader else None):
             if connection is not None and not connection.closed:
                 connection.close()
-        self.backend.server.drop_copy(self.name)
+        self.source.server.drop_copy(self.name)
