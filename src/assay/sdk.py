@@ -19,11 +19,14 @@ from assay.taskrun.session import Session
 class TaskRun:
     """A task run driven step by step; `finish` grades it and returns the result."""
 
-    def __init__(self, benchmark: Benchmark, task_id: str, agent: str = "sdk"):
+    def __init__(
+        self, benchmark: Benchmark, task_id: str, agent: str = "sdk", *, owned: bool = False
+    ):
         if task_id not in benchmark.tasks:
             known = ", ".join(sorted(benchmark.tasks)) or "none"
             raise UsageError(f"task: unknown task {task_id!r} (tasks: {known})")
         self.benchmark = benchmark
+        self.owned = owned  # opened for this task run alone, so closed with it
         self.task = benchmark.tasks[task_id]
         self.agent = agent
         self.id = new_id("tr")
@@ -57,6 +60,8 @@ class TaskRun:
     def close(self) -> None:
         self.grade()
         self.session.live.close()
+        if self.owned:
+            self.benchmark.close()
 
     def __enter__(self) -> TaskRun:
         return self
@@ -72,5 +77,11 @@ class TaskRun:
 
 def open(world: str | Path | Benchmark, task: str, *, agent: str = "sdk") -> TaskRun:
     """Start a task run of `task` in `world` (a directory or an opened benchmark)."""
-    benchmark = world if isinstance(world, Benchmark) else open_benchmark(world)
-    return TaskRun(benchmark, task, agent)
+    if isinstance(world, Benchmark):
+        return TaskRun(world, task, agent)
+    benchmark = open_benchmark(world)
+    try:
+        return TaskRun(benchmark, task, agent, owned=True)
+    except BaseException:
+        benchmark.close()
+        raise

@@ -20,6 +20,10 @@ class Benchmark:
     def tasks(self) -> dict[str, TaskSpec]:
         return self.world.tasks
 
+    def close(self) -> None:
+        """Release the world's open connections (a PostgreSQL world holds some between runs)."""
+        self.world.close()
+
 
 def open_benchmark(
     path: str | Path, *, build: bool = True, world_db: str | None = None

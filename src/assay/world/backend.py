@@ -43,6 +43,10 @@ class Backend(Protocol):
         """The task run is over: release its copy."""
         ...
 
+    def close(self) -> None:
+        """Release what the backend holds open between task runs (connections to a server)."""
+        ...
+
 
 class SqliteBackend:
     """Each copy is an in-memory database deserialized from the snapshot's image."""
@@ -67,6 +71,9 @@ class SqliteBackend:
 
     def drop(self, copy: WorldCopy) -> None:
         copy.close()
+
+    def close(self) -> None:
+        """Nothing is held open: copies live in memory."""
 
 
 def open_backend(root: Path, spec: WorldSpec, world_db: str | None = None) -> Backend:

@@ -61,6 +61,13 @@ class World:
         """The starting state, read-only; shared by every task run in this process."""
         return self.backend.initial()
 
+    def close(self) -> None:
+        """Close the read-only starting state and the backend's connections; reopened on use."""
+        initial = self.__dict__.pop("initial", None)
+        if initial is not None:
+            initial.close()
+        self.backend.close()
+
     def role_tools(self, role: str) -> dict[str, Tool]:
         return {name: self.tools[name] for name in self.spec.roles[role].tools}
 
