@@ -3,8 +3,9 @@ from __future__ import annotations
 import os
 import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,6 +14,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from worldkit import SHOP
 
 POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/{database}"
+BACKENDS = ["sqlite", "postgresql"]
 WORLD_POSTGRES = os.environ.get(
     "ASSAY_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres"
 )
@@ -52,6 +54,52 @@ def postgres_url(world_db_names: str) -> Iterator[str]:
     server.close()
 
 
+@pytest.fixture(scope="session", params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    """Each backend a world can run on, for the tests about what a world does."""
+    return request.param
+
+
+@pytest.fixture(scope="session")
+def world_db(backend: str, request: pytest.FixtureRequest) -> str | None:
+    """The `world_db` that runs a world on the backend under test: None for SQLite."""
+    return request.getfixturevalue("postgres_url") if backend == "postgresql" else None
+
+
+@pytest.fixture
+def open_world(world_db: str | None) -> Iterator[Callable[..., Any]]:
+    """`open_world(root)` opens a world on the backend under test; it is closed after the test.
+
+    Worlds with the same data files share one snapshot (one template database on PostgreSQL).
+    """
+    from assay.runs import open_benchmark
+
+    opened = []
+
+    def open_(root: Path, *, build: bool = True) -> Any:
+        benchmark = open_benchmark(root, build=build, world_db=world_db)
+        opened.append(benchmark)
+        return benchmark
+
+    yield open_
+    for benchmark in opened:
+        benchmark.close()
+
+
+@pytest.fixture
+def reset() -> Iterator[Callable[[Any], Any]]:
+    """`reset(world)`: a fresh live copy of the world, closed (its database dropped) after the test."""
+    copies: list[Any] = []
+
+    def reset_(world: Any) -> Any:
+        copies.append(world.reset())
+        return copies[-1]
+
+    yield reset_
+    for copy in copies:
+        copy.close()
+
+
 @pytest.fixture(scope="session")
 def shop():
     from assay.runs import open_benchmark
@@ -65,6 +113,12 @@ def shop_on_postgres(postgres_url: str):
     from assay.runs import open_benchmark
 
     return open_benchmark(SHOP, world_db=postgres_url)
+
+
+@pytest.fixture(scope="session")
+def any_shop(world_db: str | None, request: pytest.FixtureRequest):
+    """worlds/shop on the backend under test (the session's shared SQLite or PostgreSQL one)."""
+    return request.getfixturevalue("shop" if world_db is None else "shop_on_postgres")
 
 
 def postgres_database() -> Iterator[str]:

@@ -9,34 +9,36 @@ import pytest
 from assay.runs import prepare, run_benchmark
 
 VARYING = ("id", "started_at", "duration_s")
-SPLITS = ("train", "dev", "holdout")
 
 
-def _agents(benchmark) -> list[tuple[str, str]]:
-    return [
-        (task_id, agent)
+def _runs(benchmark) -> list[tuple[str, tuple[str, ...], int]]:
+    """Every solution of every task: the reference twice, doing nothing, each wrong one."""
+    wrong = [
+        (f"wrong:{wrong.name}", (task_id,), 1)
         for task_id, task in sorted(benchmark.tasks.items())
-        for agent in ["reference", "noop", *(f"wrong:{wrong.name}" for wrong in task.wrong)]
+        for wrong in task.wrong
     ]
+    return [("reference", (), 2), ("noop", (), 1), *wrong]
 
 
-def _result(benchmark, task_id: str, agent: str) -> dict[str, Any]:
-    outcome = run_benchmark(benchmark, agent, prepare(benchmark, agent, [task_id], SPLITS))
-    result = outcome.task_runs[0].as_json()
+def _comparable(result) -> dict[str, Any]:
+    shown = result.as_json()
     for key in VARYING:
-        result.pop(key)
-    return result
+        shown.pop(key)
+    return shown
 
 
 @pytest.fixture(scope="module")
-def results(shop, shop_on_postgres) -> dict[tuple[str, str], tuple[dict, dict]]:
-    return {
-        (task_id, agent): (
-            _result(shop, task_id, agent),
-            _result(shop_on_postgres, task_id, agent),
-        )
-        for task_id, agent in _agents(shop)
-    }
+def results(shop, shop_run) -> dict[tuple[str, str, int], tuple[dict, dict]]:
+    """(task, agent, repeat) → its task run on SQLite and on PostgreSQL (shared with test_shop)."""
+    paired = {}
+    for agent, task_ids, repeats in _runs(shop):
+        sqlite = shop_run("sqlite", agent, task_ids, repeats).task_runs
+        postgres = shop_run("postgresql", agent, task_ids, repeats).task_runs
+        assert len(sqlite) == len(postgres)
+        for one, two in zip(sqlite, postgres, strict=True):
+            paired[(one.task_id, agent, one.repeat)] = (_comparable(one), _comparable(two))
+    return paired
 
 
 def test_every_solution_scores_the_same_on_both_backends(results) -> None:
@@ -47,8 +49,8 @@ def test_every_solution_scores_the_same_on_both_backends(results) -> None:
 def test_the_comparison_covers_every_outcome(results, shop) -> None:
     outcomes = {sqlite["outcome"] for sqlite, _ in results.values()}
     assert outcomes == {"verified", "not_achieved", "rule_violated"}
-    references = [pair for (_, agent), pair in results.items() if agent == "reference"]
-    assert len(references) == len(shop.tasks)
+    references = [pair for (_, agent, _), pair in results.items() if agent == "reference"]
+    assert len(references) == 2 * len(shop.tasks)
     assert all(postgres["outcome"] == "verified" for _, postgres in references)
     assert all(postgres["checks"] for _, postgres in references)
 
@@ -56,8 +58,8 @@ def test_the_comparison_covers_every_outcome(results, shop) -> None:
 def test_final_states_differ_between_solutions(results) -> None:
     """The hash says something: a reference and a noop run leave different states."""
     hashes = {key: postgres["final_state_hash"] for key, (_, postgres) in results.items()}
-    for task_id in {task_id for task_id, _ in hashes}:
-        assert hashes[(task_id, "reference")] != hashes[(task_id, "noop")]
+    for task_id in {task_id for task_id, _, _ in hashes}:
+        assert hashes[(task_id, "reference", 0)] != hashes[(task_id, "noop", 0)]
 
 
 def test_a_copy_the_server_refuses_is_not_scored(tmp_path, postgres_url: str, shop) -> None:

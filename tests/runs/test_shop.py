@@ -1,12 +1,12 @@
-"""The example world is honest: the reference verifies every task, doing nothing verifies none,
-and every wrong solution fails for the reason its name gives."""
+"""The example world is honest on both backends: the reference verifies every task, doing nothing
+verifies none, and every wrong solution fails for the reason its name gives."""
 
 from __future__ import annotations
 
 import pytest
 from worldkit import SHOP
 
-from assay.runs import open_benchmark, prepare, run_benchmark
+from assay.runs import open_benchmark
 
 shop_world = open_benchmark(SHOP, build=False).world
 WRONG = [
@@ -16,24 +16,19 @@ WRONG = [
 ]
 
 
-def outcome_of(shop, agent, task_ids=()):
-    return run_benchmark(
-        shop, agent, prepare(shop, agent, task_ids, splits=("train", "dev", "holdout"))
-    )
-
-
-def test_reference_verifies_every_task(shop):
-    result = outcome_of(shop, "reference")
+def test_reference_verifies_every_task(shop_run, backend, any_shop):
+    result = shop_run(backend, "reference", repeats=2)
     assert {run.task_id: run.outcome for run in result.task_runs} == dict.fromkeys(
-        shop.tasks, "verified"
+        any_shop.tasks, "verified"
     )
+    assert len(result.task_runs) == 2 * len(any_shop.tasks)
     assert result.benchmark_run.score == 1.0
     assert result.benchmark_run.verdict == "pass"
     assert result.benchmark_run.mean_reward == 1.0
 
 
-def test_noop_verifies_no_task(shop):
-    result = outcome_of(shop, "noop")
+def test_noop_verifies_no_task(shop_run, backend):
+    result = shop_run(backend, "noop")
     assert all(run.outcome == "not_achieved" for run in result.task_runs)
     assert result.benchmark_run.outcomes["verified"] == 0
 
@@ -50,8 +45,8 @@ def test_there_are_enough_examples(shop):
 
 
 @pytest.mark.parametrize(("task_id", "wrong"), WRONG, ids=[f"{t}:{w}" for t, w in WRONG])
-def test_every_wrong_solution_fails(shop, task_id, wrong):
-    (run,) = outcome_of(shop, f"wrong:{wrong}", [task_id]).task_runs
+def test_every_wrong_solution_fails(shop_run, backend, task_id, wrong):
+    (run,) = shop_run(backend, f"wrong:{wrong}", [task_id]).task_runs
     assert run.outcome in ("not_achieved", "rule_violated")
 
 
@@ -77,19 +72,19 @@ EXPECTED_SUMMARIES = {
 @pytest.mark.parametrize(
     ("key", "expected"), EXPECTED_SUMMARIES.items(), ids=[k[1] for k in EXPECTED_SUMMARIES]
 )
-def test_wrong_solutions_show_up_in_the_summary(shop, key, expected):
-    (run,) = outcome_of(shop, f"wrong:{key[1]}", [key[0]]).task_runs
+def test_wrong_solutions_show_up_in_the_summary(shop_run, backend, key, expected):
+    (run,) = shop_run(backend, f"wrong:{key[1]}", [key[0]]).task_runs
     assert {name: getattr(run.summary, name) for name in expected} == expected
 
 
-def test_references_with_faults_recover(shop):
-    result = outcome_of(shop, "reference", ["refund-unknown-outcome", "email-after-failure"])
+def test_references_with_faults_recover(shop_run, backend):
+    result = shop_run(backend, "reference", ["refund-unknown-outcome", "email-after-failure"])
     assert [run.summary.recovered for run in result.task_runs] == [True, True]
     assert result.benchmark_run.summary.recovered == 2
 
 
-def test_repeats_are_identical(shop):
-    result = run_benchmark(shop, "reference", prepare(shop, "reference", repeats=2), repeats=2)
+def test_repeats_are_identical(shop_run, backend):
+    result = shop_run(backend, "reference", repeats=2)
     first, second = result.task_runs[0::2], result.task_runs[1::2]
     for one, two in zip(first, second, strict=True):
         assert one.task_id == two.task_id

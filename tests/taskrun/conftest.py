@@ -145,5 +145,10 @@ verifier = "VER-NOTES"
 
 
 @pytest.fixture(scope="session")
-def desk(tmp_path_factory):
-    return open_benchmark(write_world(tmp_path_factory.mktemp("desk"), tasks=TASKS))
+def desk(tmp_path_factory, world_db):
+    """The desk world on each backend, opened once per backend for the session."""
+    benchmark = open_benchmark(
+        write_world(tmp_path_factory.mktemp("desk"), tasks=TASKS), world_db=world_db
+    )
+    yield benchmark
+    benchmark.close()

@@ -114,26 +114,26 @@ def test_replay_of_a_file_that_is_not_a_trajectory(tmp_path):
         agent_factory(f"replay:{tmp_path / 'missing.json'}")
 
 
-def test_a_world_that_cannot_be_reset_is_not_scored(tmp_path):
+# The database's own words for the seed's error.
+NO_TABLE = {"sqlite": "no such table: nowhere", "postgresql": 'relation "nowhere" does not exist'}
+
+
+def test_a_world_that_cannot_be_reset_is_not_scored(tmp_path, open_world, backend):
     from worldkit import write_world
 
-    from assay.runs import open_benchmark
-
     root = write_world(tmp_path, seed="INSERT INTO nowhere VALUES (1);")
-    broken = open_benchmark(root, build=False)
+    broken = open_world(root, build=False)
     task = broken.tasks["basic"]
     result = run_task(broken, task, agent_factory("reference")(task), run_id="tr_x")
     assert result.outcome == "not_scored"
     assert (result.status, result.summary.termination) == ("failed", "world_error")
     assert result.error.side == "world"
     assert result.error.message.startswith("the world could not be reset: ")
-    assert "seed failed: no such table: nowhere" in result.error.message
+    assert result.error.message.endswith(f"seed.sql: seed failed: {NO_TABLE[backend]}")
 
 
-def test_a_service_that_crashes_is_the_world_failing(tmp_path):
+def test_a_service_that_crashes_is_the_world_failing(tmp_path, open_world):
     from worldkit import DESK_WORLD, write_world
-
-    from assay.runs import open_benchmark
 
     root = write_world(
         tmp_path, world_toml=DESK_WORLD.replace('email = "email"', 'email = "crash.py:Crash"')
@@ -141,7 +141,7 @@ def test_a_service_that_crashes_is_the_world_failing(tmp_path):
     (root / "crash.py").write_text(
         "from assay import Service\n\nclass Crash(Service):\n    kind = 'crash'\n\n    def handle(self, operation, payload):\n        return 1 / 0\n"
     )
-    benchmark = open_benchmark(root)
+    benchmark = open_world(root)
     task = benchmark.tasks["basic"]
     result = run_task(benchmark, task, _Notify(), run_id="tr_x")
     assert result.outcome == "not_scored"

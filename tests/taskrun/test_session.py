@@ -195,3 +195,21 @@ def test_false_completion_when_it_says_done_and_a_goal_failed(desk):
         result = run.finish("done")
     assert result.summary.false_completion is True
     assert result.outcome == "not_achieved"
+
+
+def test_tools_see_which_database_they_write(desk, backend):
+    with assay.open(desk, "basic") as run:
+        assert run.session.live.db.backend == backend
+
+
+def test_open_by_directory_lets_go_of_the_world_at_the_end(tmp_path, world_db, monkeypatch):
+    from worldkit import write_world
+
+    if world_db is not None:
+        monkeypatch.setenv("ASSAY_WORLD_DB", world_db)
+    with assay.open(write_world(tmp_path), "basic") as run:
+        run.call("add_note", text="hello")
+        result = run.finish("done")
+        assert "initial" in vars(run.benchmark.world)  # the checks read the starting state
+    assert result.outcome == "verified"
+    assert "initial" not in vars(run.benchmark.world)  # closed with the task run

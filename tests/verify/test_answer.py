@@ -6,7 +6,6 @@ import pytest
 from worldkit import write_world
 
 from assay import numbers_in, states_number
-from assay.runs import open_benchmark
 from assay.sdk import TaskRun
 
 
@@ -43,14 +42,20 @@ def test_states_number(text, value, tolerance, stated):
     assert states_number(text, value, tolerance) is stated
 
 
-def answer(tmp_path, check: str, output: str):
-    task = f'title = "t"\nrole = "desk"\n[customer]\nrequest = "r"\n[[checks]]\nname = "a"\nassert = "answer"\n{check}\n'
-    with TaskRun(open_benchmark(write_world(tmp_path, tasks={"t": task})), "t") as run:
-        return run.finish(output).checks[0]
+@pytest.fixture
+def answer(tmp_path, open_world):
+    """`answer(check, output)`: the check run of an answer check on that final output."""
+
+    def graded(check: str, output: str):
+        task = f'title = "t"\nrole = "desk"\n[customer]\nrequest = "r"\n[[checks]]\nname = "a"\nassert = "answer"\n{check}\n'
+        with TaskRun(open_world(write_world(tmp_path, tasks={"t": task})), "t") as run:
+            return run.finish(output).checks[0]
+
+    return graded
 
 
-def test_contains_is_case_insensitive_and_partial_credit_counts(tmp_path):
-    run = answer(tmp_path, 'contains = ["Store Credit", "refund"]', "I issued STORE CREDIT.")
+def test_contains_is_case_insensitive_and_partial_credit_counts(answer):
+    run = answer('contains = ["Store Credit", "refund"]', "I issued STORE CREDIT.")
     assert run.passed is False
     assert run.score == 0.5
     assert run.details == "the answer does not mention 'refund'"
@@ -60,20 +65,20 @@ def test_contains_is_case_insensitive_and_partial_credit_counts(tmp_path):
     }
 
 
-def test_not_contains(tmp_path):
-    run = answer(tmp_path, 'not_contains = ["Omar"]', "I asked omar.")
+def test_not_contains(answer):
+    run = answer('not_contains = ["Omar"]', "I asked omar.")
     assert (run.passed, run.details) == (False, "the answer mentions 'Omar'")
-    assert answer(tmp_path, 'not_contains = ["Omar"]', "I asked Dana.").passed
+    assert answer('not_contains = ["Omar"]', "I asked Dana.").passed
 
 
-def test_number_with_tolerance(tmp_path):
-    run = answer(tmp_path, "number = 507500", "The total is $507,501.00.")
+def test_number_with_tolerance(answer):
+    run = answer("number = 507500", "The total is $507,501.00.")
     assert run.passed is False
     assert run.details == "the answer states 507501, not 507500 (± 0.01)"
-    assert answer(tmp_path, "number = 507500", "The total is $507,500.00.").passed
+    assert answer("number = 507500", "The total is $507,500.00.").passed
 
 
-def test_number_derived_from_the_initial_state(tmp_path):
+def test_number_derived_from_the_initial_state(answer):
     check = "number = { sql = \"SELECT value FROM numbers WHERE name = 'ten'\" }"
-    assert answer(tmp_path, check, "ten is 10").passed
-    assert not answer(tmp_path, check, "ten is 9").passed
+    assert answer(check, "ten is 10").passed
+    assert not answer(check, "ten is 9").passed

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import pytest
 from worldkit import write_world
 
-from assay.runs import open_benchmark
 from assay.sdk import TaskRun
 
 
-def graded(tmp_path, verifier: str, steps=(), output="", type_="goal"):
+@pytest.fixture
+def graded(tmp_path, open_world):
+    """`graded(verifier, steps, output)`: the result of a task with one python check."""
+    return lambda *args, **kwargs: _graded(open_world, tmp_path, *args, **kwargs)
+
+
+def _graded(open_world, tmp_path, verifier: str, steps=(), output="", type_="goal"):
     task = f"""
 title = "t"
 role = "desk"
@@ -20,14 +26,14 @@ assert = "python"
 verifier = "{verifier}"
 type = "{type_}"
 """
-    with TaskRun(open_benchmark(write_world(tmp_path, tasks={"t": task})), "t") as run:
+    with TaskRun(open_world(write_world(tmp_path, tasks={"t": task})), "t") as run:
         for tool, args in steps:
             run.call(tool, **args)
         return run.finish(output)
 
 
-def test_all_passed(tmp_path):
-    result = graded(tmp_path, "VER-NOTES", [("add_note", {"text": "x"})])
+def test_all_passed(graded):
+    result = graded("VER-NOTES", [("add_note", {"text": "x"})])
     check = result.checks[0]
     assert (check.passed, check.score, check.details) == (True, 1.0, "2 of 2 checks passed")
     assert check.evidence["checks"][0] == {
@@ -39,29 +45,27 @@ def test_all_passed(tmp_path):
     assert result.outcome == "verified"
 
 
-def test_optional_failing_moves_the_score_but_not_the_outcome(tmp_path):
-    result = graded(
-        tmp_path, "VER-NOTES", [("add_note", {"text": "x"}), ("add_note", {"text": "y"})]
-    )
+def test_optional_failing_moves_the_score_but_not_the_outcome(graded):
+    result = graded("VER-NOTES", [("add_note", {"text": "x"}), ("add_note", {"text": "y"})])
     check = result.checks[0]
     assert (check.passed, check.score) == (True, 0.5)
     assert check.details == "1 of 2 checks passed; ✗ Exactly one note was added: 2 notes added"
     assert result.outcome == "verified"
 
 
-def test_required_failing_fails(tmp_path):
-    result = graded(tmp_path, "VER-NOTES")
+def test_required_failing_fails(graded):
+    result = graded("VER-NOTES")
     assert result.checks[0].passed is False
     assert result.outcome == "not_achieved"
 
 
-def test_the_context_carries_the_agent_output(tmp_path):
-    assert graded(tmp_path, "VER-OUTPUT", output="all done").outcome == "verified"
-    assert graded(tmp_path, "VER-OUTPUT", output="no").outcome == "not_achieved"
+def test_the_context_carries_the_agent_output(graded):
+    assert graded("VER-OUTPUT", output="all done").outcome == "verified"
+    assert graded("VER-OUTPUT", output="no").outcome == "not_achieved"
 
 
-def test_no_required_check_is_an_error(tmp_path):
-    result = graded(tmp_path, "VER-OPTIONAL-ONLY")
+def test_no_required_check_is_an_error(graded):
+    result = graded("VER-OPTIONAL-ONLY")
     assert result.outcome == "not_scored"
     assert (result.error.side, result.error.message) == (
         "scoring",
@@ -69,13 +73,20 @@ def test_no_required_check_is_an_error(tmp_path):
     )
 
 
-def test_a_verifier_that_raises_is_an_error(tmp_path):
-    result = graded(tmp_path, "VER-RAISES")
+def test_a_verifier_that_raises_is_an_error(graded):
+    result = graded("VER-RAISES")
     assert result.outcome == "not_scored"
     assert result.error.message == "verifier VER-RAISES raised ValueError: verifier bug"
 
 
-def test_verifiers_cannot_write(tmp_path):
+# The database's own reason, after the words both backends share.
+WRITE_REFUSED = {
+    "sqlite": "not authorized",
+    "postgresql": "cannot execute DELETE in a read-only transaction",
+}
+
+
+def test_verifiers_cannot_write(tmp_path, open_world, backend):
     verifiers = (
         "from assay import check, verifier\n\n"
         "@verifier('VER-W')\n"
@@ -85,8 +96,10 @@ def test_verifiers_cannot_write(tmp_path):
     )
     task = 'title = "t"\nrole = "desk"\n[customer]\nrequest = "r"\n[[checks]]\nname = "c"\nassert = "python"\nverifier = "VER-W"\n'
     root = write_world(tmp_path, verifiers=verifiers, tasks={"t": task})
-    with TaskRun(open_benchmark(root), "t") as run:
+    with TaskRun(open_world(root), "t") as run:
         result = run.finish("")
         assert run.session.live.db.value("SELECT count(*) FROM notes") == 2
     assert result.outcome == "not_scored"
-    assert "not authorized" in result.error.message
+    assert result.error.message == (
+        f"verifier VER-W raised QueryRefused: refused: {WRITE_REFUSED[backend]}"
+    )

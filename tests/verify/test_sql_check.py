@@ -5,11 +5,16 @@ from __future__ import annotations
 import pytest
 from worldkit import DESK_WORLD, write_world
 
-from assay.runs import open_benchmark
 from assay.sdk import TaskRun
 
 
-def grade(tmp_path, check: str, steps=()):
+@pytest.fixture
+def grade(tmp_path, open_world):
+    """`grade(check, steps)`: the check run of a task with that one check, after those calls."""
+    return lambda check, steps=(): _graded(open_world, tmp_path, check, steps)
+
+
+def _graded(open_world, tmp_path, check: str, steps=()):
     task = f"""
 title = "t"
 role = "desk"
@@ -19,7 +24,7 @@ request = "r"
 name = "the check"
 {check}
 """
-    benchmark = open_benchmark(write_world(tmp_path, tasks={"t": task}))
+    benchmark = open_world(write_world(tmp_path, tasks={"t": task}))
     with TaskRun(benchmark, "t") as run:
         for tool, args in steps:
             run.call(tool, **args)
@@ -46,31 +51,28 @@ name = "the check"
         ("<=", 1, False),
     ],
 )
-def test_comparisons(tmp_path, op, expect, passed):
-    run = grade(tmp_path, f'sql = "SELECT count(*) FROM notes"\nop = "{op}"\nexpect = {expect}')
+def test_comparisons(grade, op, expect, passed):
+    run = grade(f'sql = "SELECT count(*) FROM notes"\nop = "{op}"\nexpect = {expect}')
     assert run.passed is passed
     assert run.score == (1.0 if passed else 0.0)
 
 
-def test_numbers_compare_as_numbers_even_when_stored_as_text(tmp_path):
+def test_numbers_compare_as_numbers_even_when_stored_as_text(grade):
     # '10' < '9' as text; 10 > 9 as numbers
-    run = grade(
-        tmp_path, 'sql = "SELECT value FROM numbers WHERE name = \'ten\'"\nop = "gt"\nexpect = 9'
-    )
+    run = grade('sql = "SELECT value FROM numbers WHERE name = \'ten\'"\nop = "gt"\nexpect = 9')
     assert run.passed
-    run = grade(tmp_path, "sql = \"SELECT value FROM numbers WHERE name = 'ten'\"\nexpect = 10.0")
+    run = grade("sql = \"SELECT value FROM numbers WHERE name = 'ten'\"\nexpect = 10.0")
     assert run.passed
 
 
-def test_text_compares_as_text(tmp_path):
-    run = grade(tmp_path, 'sql = "SELECT text FROM notes WHERE id = 1"\nexpect = "first"')
+def test_text_compares_as_text(grade):
+    run = grade('sql = "SELECT text FROM notes WHERE id = 1"\nexpect = "first"')
     assert run.passed
     assert run.details == "the query returned 'first'; wanted = 'first'"
 
 
-def test_details_and_evidence_carry_the_numbers(tmp_path):
+def test_details_and_evidence_carry_the_numbers(grade):
     run = grade(
-        tmp_path,
         'sql = "SELECT count(*) FROM notes WHERE text = :t"\nparams = { t = "hello" }\nexpect = 1',
     )
     assert run.passed is False
@@ -84,8 +86,8 @@ def test_details_and_evidence_carry_the_numbers(tmp_path):
     }
 
 
-def test_null_is_wanted_by_omitting_expect(tmp_path):
-    assert grade(tmp_path, 'sql = "SELECT at FROM notes WHERE id = 1"').passed
+def test_null_is_wanted_by_omitting_expect(grade):
+    assert grade('sql = "SELECT at FROM notes WHERE id = 1"').passed
 
 
 @pytest.mark.parametrize(
@@ -96,26 +98,26 @@ def test_null_is_wanted_by_omitting_expect(tmp_path):
         ("SELECT id, text FROM notes WHERE id = 1", "the query returned 2 columns (id, text)"),
     ],
 )
-def test_anything_but_one_value_fails_with_what_came_back(tmp_path, sql, details):
-    run = grade(tmp_path, f'sql = "{sql}"\nexpect = 1')
+def test_anything_but_one_value_fails_with_what_came_back(grade, sql, details):
+    run = grade(f'sql = "{sql}"\nexpect = 1')
     assert run.passed is False
     assert run.details == f"{details}; a check needs exactly one row of one column"
 
 
-def test_expectation_derived_from_the_initial_state(tmp_path):
+def test_expectation_derived_from_the_initial_state(grade):
     check = (
         'sql = "SELECT count(*) FROM notes"\nexpect = { sql = "SELECT count(*) + 1 FROM notes" }'
     )
-    assert grade(tmp_path, check, [("add_note", {"text": "x"})]).passed
-    assert not grade(tmp_path, check).passed
+    assert grade(check, [("add_note", {"text": "x"})]).passed
+    assert not grade(check).passed
 
 
-def test_a_check_can_query_the_initial_state(tmp_path):
+def test_a_check_can_query_the_initial_state(grade):
     check = 'sql = "SELECT count(*) FROM notes"\ndb = "initial"\nexpect = 2'
-    assert grade(tmp_path, check, [("add_note", {"text": "x"})]).passed
+    assert grade(check, [("add_note", {"text": "x"})]).passed
 
 
-def test_a_slow_check_fails_with_details(tmp_path):
+def test_a_slow_check_fails_with_details(tmp_path, open_world):
     forever = (
         "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
     )
@@ -126,29 +128,33 @@ def test_a_slow_check_fails_with_details(tmp_path):
             "t": f'title = "t"\nrole = "desk"\n[customer]\nrequest = "r"\n[[checks]]\nname = "slow"\nsql = "{forever}"\n'
         },
     )
-    with TaskRun(open_benchmark(root), "t") as run:
+    with TaskRun(open_world(root), "t") as run:
         result = run.finish("")
     assert result.checks[0].passed is False
     assert result.checks[0].details == "the query was stopped after 0.2s"
     assert result.outcome == "not_achieved"
 
 
-def test_a_query_error_means_scoring_failed(tmp_path):
+# The database's own words for the error.
+NO_COLUMN = {"sqlite": "no such column: nope", "postgresql": 'column "nope" does not exist'}
+
+
+def test_a_query_error_means_scoring_failed(tmp_path, open_world, backend):
     root = write_world(
         tmp_path,
         tasks={
             "t": 'title = "t"\nrole = "desk"\n[customer]\nrequest = "r"\n[[checks]]\nname = "c"\nsql = "SELECT nope FROM notes"\n'
         },
     )
-    with TaskRun(open_benchmark(root), "t") as run:
+    with TaskRun(open_world(root), "t") as run:
         result = run.finish("")
     assert result.outcome == "not_scored"
     assert result.error.side == "scoring"
-    assert result.error.message == "check 'c': the query failed: no such column: nope"
+    assert result.error.message == f"check 'c': the query failed: {NO_COLUMN[backend]}"
 
 
-def test_unknown_assert_fails_as_unsupported(tmp_path):
-    run = grade(tmp_path, 'assert = "fhir-resource-state"\nresource = "Patient/1"')
+def test_unknown_assert_fails_as_unsupported(grade):
+    run = grade('assert = "fhir-resource-state"\nresource = "Patient/1"')
     assert run.passed is False
     assert run.details == "unsupported assertion 'fhir-resource-state'"
     assert run.as_json()["assert"] == "fhir-resource-state"

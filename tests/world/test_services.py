@@ -8,7 +8,18 @@ import pytest
 from worldkit import DESK_WORLD, write_world
 
 from assay import ServiceError
-from assay.world import load_world
+
+
+@pytest.fixture
+def live(any_shop, reset):
+    """A fresh copy of worlds/shop on the backend under test."""
+    return reset(any_shop.world)
+
+
+@pytest.fixture
+def desk_live(tmp_path, open_world, reset):
+    """`desk_live(**files)`: a fresh copy of a desk world with those files replaced."""
+    return lambda **files: reset(open_world(write_world(tmp_path, **files)).world)
 
 
 def requests(live):
@@ -18,8 +29,7 @@ def requests(live):
     )
 
 
-def test_every_request_is_recorded_with_turn_and_time(shop):
-    live = shop.world.reset()
+def test_every_request_is_recorded_with_turn_and_time(live):
     live.turn = 3
     live.clock.advance()
     answer = live.services["email"].request(
@@ -39,16 +49,14 @@ def test_every_request_is_recorded_with_turn_and_time(shop):
     )
 
 
-def test_the_same_request_again_is_a_duplicate(shop):
-    live = shop.world.reset()
+def test_the_same_request_again_is_a_duplicate(live):
     email = live.services["email"]
     for body in ("hello", "other", "hello"):
         email.request("send", {"to": "a@example.com", "subject": "s", "body": body})
     assert [row["duplicate_of"] for row in requests(live)] == [None, None, 1]
 
 
-def test_payments_duplicates_are_keyed_by_charge_and_amount(shop):
-    live = shop.world.reset()
+def test_payments_duplicates_are_keyed_by_charge_and_amount(live):
     payments = live.services["payments"]
     payments.request("refund", {"charge": "ch_4001", "amount": 1000})
     payments.request("refund", {"charge": "ch_4001", "amount": 1000, "reason": "again"})
@@ -56,8 +64,7 @@ def test_payments_duplicates_are_keyed_by_charge_and_amount(shop):
     assert [row["duplicate_of"] for row in requests(live)] == [None, 1, None]
 
 
-def test_payments_refuse_refunds_beyond_the_charge_and_record_the_refusal(shop):
-    live = shop.world.reset()
+def test_payments_refuse_refunds_beyond_the_charge_and_record_the_refusal(live):
     payments = live.services["payments"]
     payments.request("refund", {"charge": "ch_1043", "amount": 1000})
     with pytest.raises(ServiceError, match="refund of 1000 exceeds the 999 left on ch_1043"):
@@ -74,8 +81,8 @@ def test_payments_refuse_refunds_beyond_the_charge_and_record_the_refusal(shop):
     }
 
 
-def test_payments_charge_then_refund(shop):
-    payments = shop.world.reset().services["payments"]
+def test_payments_charge_then_refund(live):
+    payments = live.services["payments"]
     charge = payments.request("charge", {"customer": "C-1", "amount": 700})
     assert charge == {"id": "ch_0001", "status": "succeeded", "amount": 700}
     assert payments.request("refund", {"charge": "ch_0001", "amount": 700})["id"] == "re_0001"
@@ -83,26 +90,25 @@ def test_payments_charge_then_refund(shop):
         payments.request("charge", {"customer": "C-1", "amount": -5})
 
 
-def test_email_refuses_a_bad_recipient(shop):
+def test_email_refuses_a_bad_recipient(live):
     with pytest.raises(ServiceError, match="cannot send to 'nobody'"):
-        shop.world.reset().services["email"].request("send", {"to": "nobody"})
+        live.services["email"].request("send", {"to": "nobody"})
 
 
-def test_recorder_accepts_anything(tmp_path):
-    live = load_world(write_world(tmp_path)).reset()
+def test_recorder_accepts_anything(desk_live):
+    live = desk_live()
     assert live.services["log"].request("ping", {"n": 1}) == {"id": "req_0001", "status": "ok"}
 
 
-def test_custom_service_kind_from_a_world_file(tmp_path):
+def test_custom_service_kind_from_a_world_file(tmp_path, desk_live):
     world_toml = DESK_WORLD.replace('log = "recorder"', 'log = "crm.py:Crm"')
-    root = write_world(tmp_path, world_toml=world_toml)
-    (root / "crm.py").write_text(
+    (tmp_path / "crm.py").write_text(
         "from assay import Service\n\n"
         "class Crm(Service):\n"
         "    kind = 'crm'\n"
         "    def handle(self, operation, payload):\n"
         "        return {'ticket': self.next_id('tk'), 'op': operation}\n"
     )
-    live = load_world(root).reset()
+    live = desk_live(world_toml=world_toml)
     assert live.services["log"].request("open", {}) == {"ticket": "tk_0001", "op": "open"}
     assert requests(live)[0]["service"] == "log"
