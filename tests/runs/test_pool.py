@@ -32,19 +32,41 @@ def by_workers(shop) -> dict[int, Any]:
     for workers in (1, 2):
         planned = prepare(shop, "reference", repeats=2)
         executor = ProcessExecutor(workers) if workers > 1 else SerialExecutor()
-        outcomes[workers] = run_benchmark(shop, "reference", planned, repeats=2, executor=executor)
+        told: list[tuple[str, str]] = []
+        outcome = run_benchmark(
+            shop,
+            "reference",
+            planned,
+            repeats=2,
+            executor=executor,
+            on_start=lambda run, told=told: told.append(("start", run.id)),
+            on_result=lambda result, told=told: told.append(("result", result.id)),
+        )
+        outcomes[workers] = (outcome, planned, told)
     return outcomes
 
 
 def test_results_are_identical_whatever_the_number_of_workers(by_workers) -> None:
-    one, two = _comparable(by_workers[1]), _comparable(by_workers[2])
+    one, two = _comparable(by_workers[1][0]), _comparable(by_workers[2][0])
     assert one == two
     assert len(one[1]) == 30 and one[0]["outcomes"]["verified"] == 30
 
 
 def test_results_come_back_in_the_planned_order(by_workers) -> None:
-    order = [(run.task_id, run.repeat) for run in by_workers[2].task_runs]
+    order = [(run.task_id, run.repeat) for run in by_workers[2][0].task_runs]
     assert order == sorted(order)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_each_task_run_is_told_started_once_before_its_result(by_workers, workers) -> None:
+    _, planned, told = by_workers[workers]
+    assert sorted(told) == sorted(
+        [("start", run.id) for run in planned] + [("result", run.id) for run in planned]
+    )
+    for run in planned:
+        assert told.index(("start", run.id)) < told.index(("result", run.id))
+    if workers == 1:
+        assert told == [(kind, run.id) for run in planned for kind in ("start", "result")]
 
 
 def test_a_noop_run_in_workers_matches_too(shop) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+from sqlalchemy import select
 
 from assay.errors import UsageError
 from assay.runs import SerialExecutor, prepare
@@ -12,20 +13,37 @@ from assay.runs.aggregate import aggregate
 from assay.runs.record import continue_run, load_outcome, record_run, resume_plan
 from assay.runs.rows import row_of
 from assay.runs.store import open_store
+from assay.runs.store.tables import task_runs
 
 TASKS = ("refund-double-charge", "email-tracking", "update-address")
 
 
 class StopAfter:
-    """Runs task runs one by one, then raises as if the user pressed Ctrl-C (or a bug struck)."""
+    """Runs `count` task runs one by one, begins `begun` more, then raises as if the user pressed
+    Ctrl-C (or a bug struck) while those were in flight."""
 
-    def __init__(self, count: int, error: type[BaseException] = KeyboardInterrupt):
+    def __init__(
+        self, count: int, error: type[BaseException] = KeyboardInterrupt, *, begun: int = 0
+    ):
         self.count = count
         self.error = error
+        self.begun = begun
 
-    def execute(self, benchmark, agent, planned, on_result):
-        SerialExecutor().execute(benchmark, agent, planned[: self.count], on_result)
+    def execute(self, benchmark, agent, planned, on_result, on_start):
+        SerialExecutor().execute(benchmark, agent, planned[: self.count], on_result, on_start)
+        for run in planned[self.count : self.count + self.begun]:
+            on_start(run)
         raise self.error("stopped")
+
+
+def stamps(store, run_id):
+    """(phase, started_at, finished_at) of each task run of the run, in planned order."""
+    with store.engine.connect() as connection:
+        return connection.execute(
+            select(task_runs.c.phase, task_runs.c.started_at, task_runs.c.finished_at)
+            .where(task_runs.c.benchmark_run_id == run_id)
+            .order_by(task_runs.c.position)
+        ).all()
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +92,29 @@ def test_ctrl_c_cancels_the_run_and_keeps_finished_task_runs(store, benchmark):
     assert [s.status for s in states[4:]] == ["cancelled", "cancelled"]
 
 
+def test_each_task_run_is_started_as_it_begins_and_completed_as_it_ends(store, benchmark):
+    planned = prepare(benchmark, "reference", TASKS, repeats=2)
+    run_id = record_run(store, benchmark, "reference", planned).benchmark_run.id
+    rows = stamps(store, run_id)
+    assert [phase for phase, _, _ in rows] == ["completed"] * 6
+    assert all(started is not None and started <= finished for _, started, finished in rows)
+
+
+def test_a_task_run_in_flight_when_stopped_stays_started(store, benchmark):
+    planned = prepare(benchmark, "reference", TASKS, repeats=2)
+    outcome = record_run(store, benchmark, "reference", planned, executor=StopAfter(3, begun=1))
+    states = store.task_states(outcome.benchmark_run.id)
+    assert [s.phase for s in states] == ["completed"] * 3 + ["started"] + ["created"] * 2
+    assert [s.status for s in states[3:]] == ["cancelled"] * 3
+    rows = stamps(store, outcome.benchmark_run.id)
+    assert [(started is None, finished is None) for _, started, finished in rows[3:]] == [
+        (False, True),
+        (True, True),
+        (True, True),
+    ]
+    assert len(outcome.task_runs) == 3
+
+
 def test_a_crash_marks_the_run_failed_and_lets_the_error_through(store, benchmark):
     planned = prepare(benchmark, "reference", TASKS)
     with pytest.raises(RuntimeError, match="stopped"):
@@ -84,8 +125,9 @@ def test_a_crash_marks_the_run_failed_and_lets_the_error_through(store, benchmar
 
 def test_resume_runs_only_what_is_missing_or_not_scored(store, benchmark):
     planned = prepare(benchmark, "reference", TASKS, repeats=2)
-    first = record_run(store, benchmark, "reference", planned, executor=StopAfter(3))
+    first = record_run(store, benchmark, "reference", planned, executor=StopAfter(3, begun=2))
     run_id = first.benchmark_run.id
+    assert [s.phase for s in store.task_states(run_id)][3:] == ["started", "started", "created"]
     failed = first.task_runs[1].model_copy(
         update={"outcome": "not_scored", "reward": None, "score": None, "status": "failed"}
     )

@@ -12,13 +12,20 @@ from assay.score.result import TaskRunResult
 from assay.taskrun.agents.resolve import agent_factory
 
 OnResult = Callable[[TaskRunResult], None]
+OnStart = Callable[[PlannedRun], None]
 
 
 class Executor(Protocol):
     def execute(
-        self, benchmark: Benchmark, agent: str, planned: Sequence[PlannedRun], on_result: OnResult
+        self,
+        benchmark: Benchmark,
+        agent: str,
+        planned: Sequence[PlannedRun],
+        on_result: OnResult,
+        on_start: OnStart,
     ) -> None:
-        """Run every planned task run and hand each result to `on_result` as it finishes."""
+        """Run every planned task run: `on_start(run)` as one begins, `on_result(result)` as it
+        finishes (always in that order, each once, in the calling thread)."""
         ...
 
 
@@ -26,11 +33,17 @@ class SerialExecutor:
     """One task run after another, in this process."""
 
     def execute(
-        self, benchmark: Benchmark, agent: str, planned: Sequence[PlannedRun], on_result: OnResult
+        self,
+        benchmark: Benchmark,
+        agent: str,
+        planned: Sequence[PlannedRun],
+        on_result: OnResult,
+        on_start: OnStart,
     ) -> None:
         make_agent = agent_factory(agent)
         for run in planned:
             task = benchmark.tasks[run.task_id]
+            on_start(run)
             result = run_task(
                 benchmark,
                 task,

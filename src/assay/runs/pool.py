@@ -1,7 +1,8 @@
 """Task runs in a pool of worker processes (spawn); each worker loads the world once.
 
-A worker gets the world's path, the agent's name and each PlannedRun, and sends back the
-TaskRunResult as JSON, so results are the same whatever the number of workers.
+A worker gets the world's path, the agent's name and each PlannedRun, says when it begins one
+(its id on a queue the parent drains), and sends back the TaskRunResult as JSON, so results are
+the same whatever the number of workers.
 """
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ import os
 import signal
 from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from multiprocessing.queues import SimpleQueue
 
 from assay.runs.benchmark import Benchmark, open_benchmark
-from assay.runs.execute import OnResult, SerialExecutor
+from assay.runs.execute import OnResult, OnStart, SerialExecutor
 from assay.runs.plan import PlannedRun
 from assay.runs.taskrun import run_task
 from assay.score.result import TaskRunResult
@@ -28,21 +30,24 @@ class WorkerSetup:
     agent: str
 
 
-_loaded: tuple[Benchmark, object] | None = None
+POLL_S = 0.05  # how often the parent looks for task runs that workers have begun
+
+_loaded: tuple[Benchmark, object, SimpleQueue[str]] | None = None
 
 
-def _start_worker(setup: WorkerSetup) -> None:
+def _start_worker(setup: WorkerSetup, started: SimpleQueue[str]) -> None:
     """Load the world once per worker; Ctrl-C is the parent's to handle."""
     global _loaded
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     benchmark = open_benchmark(setup.world, world_db=setup.world_db)
-    _loaded = (benchmark, agent_factory(setup.agent))
+    _loaded = (benchmark, agent_factory(setup.agent), started)
 
 
 def _run_planned(agent: str, run: PlannedRun) -> str:
     assert _loaded is not None, "the worker was not started"
-    benchmark, make_agent = _loaded
+    benchmark, make_agent, started = _loaded
     task = benchmark.tasks[run.task_id]
+    started.put(run.id)  # written to the pipe now, so it is there before the result
     result = run_task(
         benchmark,
         task,
@@ -61,31 +66,65 @@ class ProcessExecutor:
         self.workers = workers
 
     def execute(
-        self, benchmark: Benchmark, agent: str, planned: Sequence[PlannedRun], on_result: OnResult
+        self,
+        benchmark: Benchmark,
+        agent: str,
+        planned: Sequence[PlannedRun],
+        on_result: OnResult,
+        on_start: OnStart,
     ) -> None:
         setup = WorkerSetup(str(benchmark.world.root), benchmark.world.world_db, agent)
+        context = multiprocessing.get_context("spawn")
+        starts = _Starts(context.SimpleQueue(), {run.id: run for run in planned}, on_start)
         pool = ProcessPoolExecutor(
             max_workers=min(self.workers, len(planned)),
-            mp_context=multiprocessing.get_context("spawn"),
+            mp_context=context,
             initializer=_start_worker,
-            initargs=(setup,),
+            initargs=(setup, starts.queue),
         )
         pending: set[Future[str]] = set()
         try:
             pending = {pool.submit(_run_planned, agent, run) for run in planned}
             while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                done, pending = wait(pending, timeout=POLL_S, return_when=FIRST_COMPLETED)
+                starts.report()
                 for future in done:
-                    on_result(TaskRunResult.model_validate_json(future.result()))
+                    starts.finished(TaskRunResult.model_validate_json(future.result()), on_result)
         except KeyboardInterrupt:
-            _finish_running(pool, pending, on_result)
+            _finish_running(pool, pending, starts, on_result)
             raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+            starts.queue.close()
+
+
+@dataclass
+class _Starts:
+    """The ids workers put on `queue` as they begin task runs, handed on to `on_start` once each."""
+
+    queue: SimpleQueue[str]
+    planned: dict[str, PlannedRun]
+    on_start: OnStart
+    reported: set[str] = field(default_factory=set)
+
+    def report(self) -> None:
+        while not self.queue.empty():
+            self._started(self.queue.get())
+
+    def finished(self, result: TaskRunResult, on_result: OnResult) -> None:
+        """A result, after the start of its task run (reported now if the queue had not said)."""
+        self.report()
+        self._started(result.id)
+        on_result(result)
+
+    def _started(self, run_id: str) -> None:
+        if run_id not in self.reported:
+            self.reported.add(run_id)
+            self.on_start(self.planned[run_id])
 
 
 def _finish_running(
-    pool: ProcessPoolExecutor, pending: set[Future[str]], on_result: OnResult
+    pool: ProcessPoolExecutor, pending: set[Future[str]], starts: _Starts, on_result: OnResult
 ) -> None:
     """Cancel what has not started; keep what is running; a second Ctrl-C stops it too."""
     for future in pending:
@@ -94,7 +133,7 @@ def _finish_running(
     try:
         for future in running:
             try:
-                on_result(TaskRunResult.model_validate_json(future.result()))
+                starts.finished(TaskRunResult.model_validate_json(future.result()), on_result)
             except KeyboardInterrupt:
                 raise
             except Exception:

@@ -77,8 +77,12 @@ def continue_run(
     executor: Executor | None = None,
     on_result: OnResult | None = None,
 ) -> BenchmarkOutcome:
-    """Run planned task runs into a stored run, then mark it completed, cancelled or failed."""
+    """Run planned task runs into a stored run, each marked `started` as it begins and stored whole
+    as it ends, then mark the run completed, cancelled or failed."""
     store.start_benchmark_run(run_id)
+
+    def begin(run: PlannedRun) -> None:
+        store.start_task_run(run_id, run.id)
 
     def save(result: TaskRunResult) -> None:
         store.save_task_run(run_id, result)
@@ -86,7 +90,9 @@ def continue_run(
             on_result(result)
 
     try:
-        _, phase = execute(benchmark, agent, planned, executor=executor, on_result=save)
+        _, phase = execute(
+            benchmark, agent, planned, executor=executor, on_result=save, on_start=begin
+        )
     except BaseException:
         with suppress(Exception):  # the error that stopped the run matters more than this one
             _finish(store, run_id, "cancelled", "failed")

@@ -82,8 +82,12 @@ def execute(
     *,
     executor: Executor | None = None,
     on_result: Callable[[TaskRunResult], None] | None = None,
+    on_start: Callable[[PlannedRun], None] | None = None,
 ) -> tuple[list[TaskRunResult], Literal["completed", "cancelled"]]:
-    """Run the planned task runs, results in planned order; Ctrl-C stops early as `cancelled`."""
+    """Run the planned task runs, results in planned order; Ctrl-C stops early as `cancelled`.
+
+    `on_start(run)` is told as each task run begins, `on_result(result)` as it ends.
+    """
     results: list[TaskRunResult] = []
 
     def collect(result: TaskRunResult) -> None:
@@ -93,12 +97,18 @@ def execute(
 
     phase: Literal["completed", "cancelled"] = "completed"
     try:
-        (executor or SerialExecutor()).execute(benchmark, agent, planned, collect)
+        (executor or SerialExecutor()).execute(
+            benchmark, agent, planned, collect, on_start or _unheeded
+        )
     except KeyboardInterrupt:
         phase = "cancelled"
     order = {run.id: index for index, run in enumerate(planned)}
     results.sort(key=lambda result: order[result.id])
     return results, phase
+
+
+def _unheeded(run: PlannedRun) -> None:
+    """Nobody asked to be told when a task run begins."""
 
 
 def run_benchmark(
@@ -110,13 +120,16 @@ def run_benchmark(
     executor: Executor | None = None,
     on_result: Callable[[TaskRunResult], None] | None = None,
     scored: bool = False,
+    on_start: Callable[[PlannedRun], None] | None = None,
 ) -> BenchmarkOutcome:
     """A benchmark run held in memory only; `assay.runs.record` keeps one in the store. The
     results are whole even when `scored` (or when a holdout task is planned, which always scores):
     redact with `BenchmarkOutcome.redacted`."""
     started = now()
     scored = scored or always_scored(benchmark, planned)
-    results, phase = execute(benchmark, agent, planned, executor=executor, on_result=on_result)
+    results, phase = execute(
+        benchmark, agent, planned, executor=executor, on_result=on_result, on_start=on_start
+    )
     figures = aggregate(results)
     record = BenchmarkRunResult(
         **figures.model_dump(),
