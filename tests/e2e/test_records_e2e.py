@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import suppress
 from pathlib import Path
 
 import pytest
@@ -74,6 +75,33 @@ def store_url(request, tmp_path) -> str:
     if request.param == "postgresql":
         return request.getfixturevalue("empty_postgres_store")
     return f"sqlite:///{tmp_path / 'records.db'}"
+
+
+def children(pid: int) -> set[int]:
+    """The living processes whose parent is `pid` (read from /proc)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and _state(int(entry.name)) not in (None, "Z"):
+            with suppress(OSError, IndexError):
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.add(int(entry.name))
+    return found
+
+
+def _state(pid: int) -> str | None:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return None
+
+
+def wait_until_gone(pids: set[int]) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if all(_state(pid) in (None, "Z") for pid in pids):
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"processes {sorted(pids)} outlived the run they worked for")
 
 
 def wait_for(url: str, sql: str, wanted: list[tuple], process: subprocess.Popen) -> None:
@@ -168,8 +196,11 @@ def test_a_killed_run_shows_where_each_task_run_stood_and_resume_finishes_it(
     phases = "SELECT phase, count(*) FROM task_runs GROUP BY phase ORDER BY phase"
     in_flight = [("completed", 6), ("created", TASK_RUNS - 6 - workers), ("started", workers)]
     wait_for(url, phases, in_flight, process)
+    helpers = children(process.pid)  # the workers (and multiprocessing's resource tracker)
+    assert len(helpers) >= (workers if workers > 1 else 0)
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=30)
+    wait_until_gone(helpers)  # a worker whose parent is killed outright ends too
 
     ((run_id, phase, status),) = query(url, "SELECT id, phase, status FROM benchmark_runs")
     assert (phase, status) == ("started", "active")

@@ -8,8 +8,10 @@ the same whatever the number of workers.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.connection
 import os
 import signal
+import threading
 from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -39,8 +41,17 @@ def _start_worker(setup: WorkerSetup, started: SimpleQueue[str]) -> None:
     """Load the world once per worker; Ctrl-C is the parent's to handle."""
     global _loaded
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_end_with, args=(parent.sentinel,), daemon=True).start()
     benchmark = open_benchmark(setup.world, world_db=setup.world_db)
     _loaded = (benchmark, agent_factory(setup.agent), started)
+
+
+def _end_with(parent_sentinel: int) -> None:
+    """A worker whose parent is gone (killed outright) has nobody to report to: it ends too."""
+    multiprocessing.connection.wait([parent_sentinel])
+    os._exit(1)
 
 
 def _run_planned(agent: str, run: PlannedRun) -> str:
