@@ -7,6 +7,12 @@ import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# What each backend says when a read-only query tries to delete, after "refused: ".
+WRITE_REFUSED = {
+    "sqlite": "not authorized",
+    "postgresql": "cannot execute DELETE in a read-only transaction",
+}
 SHOP = ROOT / "worlds" / "shop"
 
 DESK_WORLD = """

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from worldkit import DESK_WORLD, write_world
+from worldkit import DESK_WORLD, WRITE_REFUSED, write_world
 
 from assay.sdk import TaskRun
 
@@ -158,3 +158,27 @@ def test_unknown_assert_fails_as_unsupported(grade):
     assert run.passed is False
     assert run.details == "unsupported assertion 'fhir-resource-state'"
     assert run.as_json()["assert"] == "fhir-resource-state"
+
+
+def test_a_check_nothing_proved_read_only_is_still_refused_at_run_time(
+    tmp_path, open_world, reset, backend
+):
+    """The check model is built directly, so the static proof never saw its SQL."""
+    from assay.spec.checks import SqlCheck
+    from assay.verify.context import VerifyContext
+    from assay.verify.sql import run_sql_check
+    from assay.verify.views import ReadView
+
+    benchmark = open_world(write_world(tmp_path))
+    live = reset(benchmark.world)
+    live.freeze()
+    context = VerifyContext(
+        task=benchmark.tasks["basic"],
+        final=ReadView(live.db, 2.0),
+        initial=ReadView(benchmark.world.initial, 2.0),
+        agent_output="",
+        request="",
+    )
+    run = run_sql_check(SqlCheck(name="sneaky", sql="DELETE FROM notes", expect=0), context)
+    assert (run.passed, run.details) == (False, f"the query was refused: {WRITE_REFUSED[backend]}")
+    assert live.db.value("SELECT count(*) FROM notes") == 2
