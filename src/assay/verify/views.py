@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from assay.world.database import Params, SqliteCopy, bind
+from assay.world.database import Params, Queries, SqliteCopy
 
 
-class ReadView:
+class ReadView(Queries):
     """`value`, `rows`, `row` and `requests` on a database that can only be read, with a time limit."""
 
     def __init__(self, db: SqliteCopy, timeout_s: float):
@@ -17,18 +17,6 @@ class ReadView:
 
     def fetch(self, sql: str, params: Params) -> tuple[list[str], list[tuple[Any, ...]]]:
         return self.db.run_limited(self.timeout_s, sql, params)
-
-    def rows(self, sql: str, *params: Any) -> list[dict[str, Any]]:
-        names, rows = self.fetch(sql, bind(params))
-        return [dict(zip(names, row, strict=True)) for row in rows]
-
-    def row(self, sql: str, *params: Any) -> dict[str, Any] | None:
-        found = self.rows(sql, *params)
-        return found[0] if found else None
-
-    def value(self, sql: str, *params: Any) -> Any:
-        _, rows = self.fetch(sql, bind(params))
-        return rows[0][0] if rows else None
 
     def requests(self, service: str | None = None) -> list[dict[str, Any]]:
         """Every request the world's services received, oldest first, payloads decoded."""

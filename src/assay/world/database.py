@@ -59,6 +59,28 @@ def bind(params: tuple[Any, ...]) -> Params:
     return params
 
 
+Rows = tuple[list[str], list[tuple[Any, ...]]]
+
+
+class Queries:
+    """`rows`, `row` and `value` for any class that can `fetch(sql, params)` column names and rows."""
+
+    def fetch(self, sql: str, params: Params) -> Rows:
+        raise NotImplementedError
+
+    def rows(self, sql: str, *params: Any) -> list[dict[str, Any]]:
+        names, found = self.fetch(sql, bind(params))
+        return [dict(zip(names, row, strict=True)) for row in found]
+
+    def row(self, sql: str, *params: Any) -> dict[str, Any] | None:
+        found = self.rows(sql, *params)
+        return found[0] if found else None
+
+    def value(self, sql: str, *params: Any) -> Any:
+        _, found = self.fetch(sql, bind(params))
+        return found[0][0] if found else None
+
+
 class SqliteDatabase:
     """A SQLite connection with the Database methods; the world owns its lifetime."""
 

@@ -8,13 +8,13 @@ from typing import Any
 
 import psycopg
 
-from assay.world.database import Params, Written, bind
+from assay.world.database import Params, Queries, Written, bind
 from assay.world.postgres.translate import Statement, TranslationError, Translator
 
 Rows = tuple[list[str], list[tuple[Any, ...]]]
 
 
-class PostgresDatabase:
+class PostgresDatabase(Queries):
     """A connection with the Database methods; each statement is translated once per world."""
 
     backend = "postgresql"
@@ -55,18 +55,6 @@ class PostgresDatabase:
         _, cursor = self._run(sql, params)
         names = [column.name for column in cursor.description or ()]
         return names, cursor.fetchall() if cursor.description else []
-
-    def rows(self, sql: str, *params: Any) -> list[dict[str, Any]]:
-        names, found = self.fetch(sql, bind(params))
-        return [dict(zip(names, row, strict=True)) for row in found]
-
-    def row(self, sql: str, *params: Any) -> dict[str, Any] | None:
-        found = self.rows(sql, *params)
-        return found[0] if found else None
-
-    def value(self, sql: str, *params: Any) -> Any:
-        _, found = self.fetch(sql, bind(params))
-        return found[0][0] if found else None
 
     @contextmanager
     def savepoint(self) -> Iterator[None]:

@@ -14,7 +14,7 @@ from typing import Any
 import psycopg
 from psycopg import errors
 
-from assay.world.database import Params, Written, bind
+from assay.world.database import Params, Queries, Written
 from assay.world.guard import QueryFailed, QueryRefused, QueryTimeout
 from assay.world.postgres.translate import TranslationError, Translator
 
@@ -29,7 +29,7 @@ REFUSALS = (
 )
 
 
-class ReadOnlyDatabase:
+class ReadOnlyDatabase(Queries):
     """A connection as the check role: the Database reading methods, and nothing that writes."""
 
     backend = "postgresql"
@@ -64,18 +64,6 @@ class ReadOnlyDatabase:
 
     def fetch(self, sql: str, params: Params) -> Rows:
         return self.run_limited(None, sql, params)
-
-    def rows(self, sql: str, *params: Any) -> list[dict[str, Any]]:
-        names, found = self.fetch(sql, bind(params))
-        return [dict(zip(names, row, strict=True)) for row in found]
-
-    def row(self, sql: str, *params: Any) -> dict[str, Any] | None:
-        found = self.rows(sql, *params)
-        return found[0] if found else None
-
-    def value(self, sql: str, *params: Any) -> Any:
-        _, found = self.fetch(sql, bind(params))
-        return found[0][0] if found else None
 
     def execute(self, sql: str, *params: Any) -> Written:
         raise QueryRefused("refused: the world is read-only now")
