@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
 
 from assay.errors import CheckError
+from assay.runs.stamps import now
 from assay.score.result import Status, TaskRunResult
 from assay.score.summary import Summary, summarize
 from assay.score.task import score_task
@@ -73,7 +73,7 @@ def grade(
         output=rollout.output,
         error=error,
         final_state_hash=live.db.state_hash(),
-        started_at=_now(),
+        started_at=now(),
         duration_s=round(time.perf_counter() - started, 6) if started is not None else 0.0,
         trajectory=rollout.trajectory(),
     )
@@ -112,13 +112,9 @@ def world_failed(
         output="",
         error=RunError(side="world", message=message),
         final_state_hash="",
-        started_at=_now(),
+        started_at=now(),
         duration_s=0.0,
     )
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _status(rollout: Rollout, error: RunError | None) -> Status:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -12,6 +11,7 @@ from assay.runs.aggregate import Figures, aggregate
 from assay.runs.benchmark import Benchmark
 from assay.runs.execute import Executor, SerialExecutor
 from assay.runs.plan import DEFAULT_SPLITS, PlannedRun, new_id, plan, select_tasks
+from assay.runs.stamps import now
 from assay.score.result import TaskRunResult
 from assay.taskrun.agents.resolve import agent_factory, check_agent_for
 
@@ -46,10 +46,6 @@ class BenchmarkOutcome(BaseModel):
             "benchmark_run": self.benchmark_run.model_dump(mode="json"),
             "task_runs": [run.as_json(trajectory=trajectories) for run in self.task_runs],
         }
-
-
-def now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def prepare(

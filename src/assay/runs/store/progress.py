@@ -8,7 +8,8 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, func, insert, select, update
 
-from assay.runs.store.repository import Store, now
+from assay.runs.stamps import now
+from assay.runs.store.repository import Store
 from assay.runs.store.tables import benchmark_runs, check_runs, task_run_actions, task_runs
 
 # Built once: these run for every action of a served task run.

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine, and_, delete, func, insert, or_, select, update
+from sqlalchemy import Engine, delete, func, insert, or_, select, update
 from sqlalchemy.exc import DBAPIError
 
 from assay.errors import UsageError
 from assay.runs.plan import PlannedRun
 from assay.runs.rows import TaskRow
+from assay.runs.stamps import now
 from assay.runs.store.location import Location, connect, locate
 from assay.runs.store.migrate import upgrade
 from assay.runs.store.records import (
@@ -30,8 +30,8 @@ from assay.runs.store.tables import (
     check_runs,
     task_runs,
     trajectories,
-    validations,
 )
+from assay.runs.store.validations import ValidationRecords
 from assay.score.result import TaskRunResult
 
 UNFINISHED = task_runs.c.phase != "completed"
@@ -54,11 +54,7 @@ def open_store(option: str | None = None) -> Store:
     return Store(engine, location)
 
 
-def now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-class Store:
+class Store(ValidationRecords):
     """Every write is one transaction: a task run is stored whole or not at all."""
 
     def __init__(self, engine: Engine, location: Location):
@@ -358,52 +354,6 @@ class Store:
                     ).all()
                 )
         return [result_of(row, checks[row.id], saved.get(row.id)) for row in rows]
-
-    # Validations
-
-    def save_validation(
-        self,
-        world: str,
-        version: str,
-        task_id: str,
-        task_hash: str,
-        passed: bool,
-        record: dict[str, Any],
-    ) -> None:
-        """Keep one task's validation record; earlier ones stay as history."""
-        with self.engine.begin() as connection:
-            connection.execute(
-                insert(validations).values(
-                    world=world,
-                    version=version,
-                    task_id=task_id,
-                    task_hash=task_hash,
-                    passed=passed,
-                    record=record,
-                    created_at=now(),
-                )
-            )
-
-    def latest_validations(self, world: str, version: str) -> list[dict[str, Any]]:
-        """The newest validation of each (task_id, task_hash) of a world version, as
-        `{task_id, task_hash, passed, record, validated_at}`."""
-        with self.engine.connect() as connection:
-            rows = connection.execute(
-                select(validations)
-                .where(and_(validations.c.world == world, validations.c.version == version))
-                .order_by(validations.c.id)
-            ).all()
-        latest = {
-            (row.task_id, row.task_hash): {
-                "task_id": row.task_id,
-                "task_hash": row.task_hash,
-                "passed": row.passed,
-                "record": row.record,
-                "validated_at": row.created_at,
-            }
-            for row in rows
-        }
-        return [latest[key] for key in sorted(latest)]
 
 
 def _check_id() -> str:
