@@ -6,6 +6,7 @@ from assay.api.auth import Caller
 from assay.api.context import Context
 from assay.api.errors import ApiError, not_found
 from assay.api.models import CheckRunOut, CheckRunPage
+from assay.api.views import check_out
 from assay.runs.store.progress import CheckRunRef
 
 
@@ -36,10 +37,7 @@ def _hidden(context: Context, caller: Caller, run_id: str) -> bool:
 
 
 def _out(check: CheckRunRef, hide: bool) -> CheckRunOut:
-    data = dict(check.data)
-    if hide:
-        data.update(details=None, evidence=None)
-    return CheckRunOut.model_validate({**data, "id": check.id, "task_run_id": check.task_run_id})
+    return check_out(check.data, id=check.id, task_run_id=check.task_run_id, hide=hide)
 
 
 def _position(cursor: str | None) -> int:

@@ -13,6 +13,7 @@ from assay.score.task import Axis, Outcome, Verdict
 from assay.spec.task import Split
 from assay.taskrun.actions import ToolCall
 from assay.taskrun.observation import Observation
+from assay.verify.model import CheckRun
 
 
 class Request(BaseModel):
@@ -80,22 +81,11 @@ class RunCreated(BaseModel):
     task_runs: list[TaskRunLink]
 
 
-class CheckRunOut(BaseModel):
+class CheckRunOut(CheckRun):
     """A criterion run: one check's result, with details and evidence unless withheld."""
-
-    model_config = ConfigDict(populate_by_name=True)
 
     id: str | None = None
     task_run_id: str | None = None
-    name: str
-    type: str
-    kind: str = Field(alias="assert")
-    weight: float
-    axis: str | None
-    passed: bool
-    score: float
-    details: str | None
-    evidence: dict[str, Any] | None
 
 
 class Completion(BaseModel):

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from assay.api.models import CheckRunOut, Completion
 from assay.score.result import TaskRunResult
 from assay.verify.model import CheckRun
 
 
-def check_out(check: CheckRun, *, id: str | None, task_run_id: str, hide: bool) -> CheckRunOut:
-    data = check.as_json()
-    if hide:
-        data.update(details=None, evidence=None)
-    return CheckRunOut.model_validate({**data, "id": id, "task_run_id": task_run_id})
+def check_out(
+    check: CheckRun | dict[str, Any], *, id: str | None, task_run_id: str, hide: bool
+) -> CheckRunOut:
+    """A check run (or its stored JSON) as a criterion run, redacted when `hide`."""
+    data = check.as_json() if isinstance(check, CheckRun) else check
+    out = CheckRunOut.model_validate({**data, "id": id, "task_run_id": task_run_id})
+    return out.redacted() if hide else out
 
 
 def completion(result: TaskRunResult, check_ids: Sequence[str | None], *, hide: bool) -> Completion:
