@@ -22,15 +22,30 @@ def shown(path: Path) -> str:
         return str(path)
 
 
-def read_toml(path: Path) -> dict[str, Any]:
+def read_text(path: Path) -> str:
+    """A file a world names, as text: UTF-8, a leading byte-order mark dropped; else a SpecError."""
+    if path.is_dir():
+        raise SpecError(shown(path), None, "is a directory, not a file")
     if not path.is_file():
         raise SpecError(shown(path), None, "file not found")
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return path.read_bytes().decode("utf-8-sig")  # bytes as they are: no newline translation
+    except UnicodeDecodeError as error:
+        where = f"byte {error.start}: {error.reason}"
+        raise SpecError(shown(path), None, f"not UTF-8 text ({where})") from None
+    except OSError as error:
+        raise SpecError(shown(path), None, f"cannot read: {error.strerror or error}") from None
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    text = read_text(path)
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise SpecError(shown(path), None, f"not valid TOML: {error}") from None
-    except UnicodeDecodeError as error:
-        raise SpecError(shown(path), None, f"not UTF-8 text: {error}") from None
+    except RecursionError:
+        # tomllib recurses once per level of nesting; a limit is reached long before a real file.
+        raise SpecError(shown(path), None, "not valid TOML: nested too deeply") from None
 
 
 def field_path(location: tuple[int | str, ...]) -> str:

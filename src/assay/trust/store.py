@@ -31,8 +31,8 @@ class ValidationStore(Protocol):
 
 
 def task_hash(path: Path) -> str:
-    """sha256 of the task file's bytes."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    """sha256 of the task file's bytes (of none when it is not a file, such as a directory)."""
+    return hashlib.sha256(path.read_bytes() if path.is_file() else b"").hexdigest()
 
 
 def default_store(option: str | None = None) -> ValidationStore:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import SpecError
-from assay.spec.files import shown
+from assay.spec.files import read_text, shown
 from assay.spec.world import RESERVED_PREFIX, WorldSpec
 from assay.world.database import SqliteDatabase
 from assay.world.reserved import RESERVED_TABLES, SQLITE_DDL
@@ -80,7 +80,7 @@ def build_snapshot(root: Path, spec: WorldSpec, key: str) -> Snapshot:
                 shown(root / "world.toml"), "database.schema", f"{shown(schema)} not found"
             )
         try:
-            connection.executescript(schema.read_text(encoding="utf-8"))
+            connection.executescript(read_text(schema))
         except sqlite3.Error as error:
             raise SpecError(shown(schema), None, f"schema failed: {error}") from None
         reserved = [t for t in _tables(connection) if t.lower().startswith(RESERVED_PREFIX)]

@@ -15,7 +15,7 @@ from typing import Any
 from psycopg import errors, sql
 
 from assay.errors import SpecError
-from assay.spec.files import shown
+from assay.spec.files import read_text, shown
 from assay.spec.world import RESERVED_PREFIX, WorldSpec
 from assay.world.postgres.database import PostgresDatabase
 from assay.world.postgres.schema import SchemaError, rowid_triggers, translate_schema
@@ -125,7 +125,7 @@ def _fill(server: Server, db: PostgresDatabase, root: Path, spec: WorldSpec) -> 
     if not path.is_file():
         raise SpecError(world_file, "database.schema", f"{shown(path)} not found")
     try:
-        schema = translate_schema(path.read_text(encoding="utf-8"))
+        schema = translate_schema(read_text(path))
     except SchemaError as error:
         raise SpecError(shown(path), None, f"schema failed: {error}") from None
     _run_schema(db, schema.statements, path)
