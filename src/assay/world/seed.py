@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
@@ -10,7 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from assay.errors import SpecError
-from assay.spec.files import shown
+from assay.spec.files import read_text, shown
 
 
 class SeedTarget(Protocol):
@@ -46,21 +47,43 @@ def first_line(error: BaseException) -> str:
 
 
 def _load_sql(connection: SeedTarget, path: Path) -> None:
-    connection.run_script(path.read_text(encoding="utf-8"))
+    connection.run_script(read_text(path))
 
 
 def _load_csv(connection: SeedTarget, path: Path) -> None:
-    with path.open(newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        rows = [
-            {key: (value if value != "" else None) for key, value in row.items()} for row in reader
-        ]
-    _insert(connection, path, path.stem, list(reader.fieldnames or []), rows)
+    reader = csv.reader(io.StringIO(read_text(path), newline=""))
+    try:
+        header = next(reader, [])
+        rows = _csv_rows(path, reader, header)
+    except csv.Error as error:
+        raise SpecError(shown(path), f"line {reader.line_num}", f"not CSV: {error}") from None
+    _insert(connection, path, path.stem, header, rows)
+
+
+def _csv_rows(path: Path, reader: Any, header: list[str]) -> list[dict[str, Any]]:
+    """Every record as a dict; a record with more or fewer fields than the header is an error."""
+    rows = []
+    for record in reader:
+        if not record:
+            continue  # a blank line
+        if len(record) != len(header):
+            raise SpecError(
+                shown(path),
+                f"line {reader.line_num}",
+                f"{len(record)} fields where the header has {len(header)}",
+            )
+        rows.append(
+            {
+                key: (value if value != "" else None)
+                for key, value in zip(header, record, strict=True)
+            }
+        )
+    return rows
 
 
 def _load_jsonl(connection: SeedTarget, path: Path) -> None:
     rows: list[dict[str, Any]] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         try:
