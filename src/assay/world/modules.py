@@ -30,16 +30,20 @@ def load_file(path: Path) -> ModuleType:
         sys.path.append(str(path.parent))  # so a world's files can import their neighbours
     try:
         spec.loader.exec_module(module)
-    except Exception as error:
+    except (Exception, SystemExit) as error:  # a file that calls sys.exit() is broken, not an exit
         del sys.modules[name]
-        line = _line_of(error, path)
-        raise SpecError(
-            shown(path), line, f"cannot load: {type(error).__name__}: {error}"
-        ) from None
+        raise SpecError(shown(path), _line_of(error, path), _why(error)) from None
     return module
 
 
-def _line_of(error: Exception, path: Path) -> str | None:
+def _why(error: BaseException) -> str:
+    if isinstance(error, SystemExit):
+        return f"cannot load: it called sys.exit({error.code!r})"
+    lines = str(error).strip().splitlines()
+    return f"cannot load: {type(error).__name__}: {lines[0] if lines else ''}".rstrip(": ")
+
+
+def _line_of(error: BaseException, path: Path) -> str | None:
     if isinstance(error, SyntaxError) and error.lineno:
         return f"line {error.lineno}"
     frames = [f for f in traceback.extract_tb(error.__traceback__) if Path(f.filename) == path]

@@ -7,7 +7,15 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    PydanticSchemaGenerationError,
+    PydanticUserError,
+    TypeAdapter,
+    ValidationError,
+    create_model,
+)
 
 from assay.spec.files import field_path
 
@@ -77,7 +85,10 @@ def tool(
 
 def _argument_model(fn: Callable[..., Any], name: str) -> type[BaseModel]:
     signature = inspect.signature(fn)
-    hints = typing.get_type_hints(fn, include_extras=True)
+    try:
+        hints = typing.get_type_hints(fn, include_extras=True)
+    except Exception as error:  # an annotation naming something that does not exist
+        raise TypeError(f"tool {name}: cannot read its type annotations: {error}") from None
     parameters = list(signature.parameters.values())[1:]  # the first is the world
     fields: dict[str, Any] = {}
     for parameter in parameters:
@@ -87,7 +98,26 @@ def _argument_model(fn: Callable[..., Any], name: str) -> type[BaseModel]:
         default = ... if parameter.default is parameter.empty else parameter.default
         fields[parameter.name] = (annotation, default)
     config = ConfigDict(extra="forbid")
-    return create_model(f"{name}_arguments", __config__=config, **fields)
+    try:
+        model = create_model(f"{name}_arguments", __config__=config, **fields)
+        model.model_json_schema()  # a type pydantic validates may still have no JSON Schema
+        return model
+    except (PydanticSchemaGenerationError, PydanticUserError, TypeError):
+        raise TypeError(_unsupported(name, fields)) from None
+
+
+def _unsupported(name: str, fields: dict[str, Any]) -> str:
+    """One line naming the parameter whose annotation has no JSON Schema."""
+    for parameter, (annotation, _) in fields.items():
+        try:
+            TypeAdapter(annotation).json_schema()
+        except Exception:
+            shown = getattr(annotation, "__name__", None) or repr(annotation)
+            return (
+                f"tool {name}: parameter {parameter}: type {shown} cannot be described to an "
+                "agent; use str, int, float, bool, list, dict, Literal or a pydantic model"
+            )
+    return f"tool {name}: its signature cannot be described to an agent"
 
 
 def _strip_titles(schema: Any) -> Any:
