@@ -21,7 +21,34 @@ def read_world(root: Path) -> WorldSpec:
     path = root / WORLD_FILE
     if not path.is_file():
         raise SpecError(shown(path), None, "file not found: a world directory needs world.toml")
-    return parse_model(WorldSpec, read_toml(path), shown(path))
+    spec = parse_model(WorldSpec, read_toml(path), shown(path))
+    for field, name in named_files(spec):
+        inside(root, name, shown(path), field)
+    return spec
+
+
+def named_files(spec: WorldSpec) -> list[tuple[str, str]]:
+    """Every file `world.toml` names, with the field that names it."""
+    named = [(f"tools[{i}]", name) for i, name in enumerate(spec.tools)]
+    named += [(f"verifiers[{i}]", name) for i, name in enumerate(spec.verifiers)]
+    named.append(("database.schema", spec.database.schema_file))
+    named += [(f"database.seed[{i}]", name) for i, name in enumerate(spec.database.seed)]
+    for service, kind in ((name, service.kind) for name, service in spec.services.items()):
+        module = kind.rpartition(":")[0]
+        if module.endswith(".py"):
+            named.append((f"services.{service}", module))
+    return named
+
+
+def inside(root: Path, name: str, file: str, field: str) -> Path:
+    """The path `name` names under `root`; a SpecError when it resolves outside the world."""
+    try:
+        world, path = root.resolve(), (root / name).resolve()
+    except (OSError, ValueError) as error:  # a NUL byte, a symlink loop
+        raise SpecError(file, field, f"{name!r} is not a usable path: {error}") from None
+    if not path.is_relative_to(world):
+        raise SpecError(file, field, f"{name!r} is outside the world directory; name files in it")
+    return path
 
 
 def task_files(root: Path) -> list[Path]:
