@@ -14,6 +14,7 @@ from assay.runs.plan import DEFAULT_SPLITS, PlannedRun, new_id, plan, select_tas
 from assay.runs.stamps import now
 from assay.score.result import TaskRunResult
 from assay.taskrun.agents.resolve import agent_factory, check_agent_for
+from assay.world.load import require_tasks
 
 
 class BenchmarkRunResult(Figures):
@@ -59,6 +60,7 @@ def prepare(
 ) -> list[PlannedRun]:
     """The planned task runs, less the tasks in `leave_out`; UsageError before anything runs if
     the agent cannot run a task."""
+    require_tasks(benchmark.world.root)
     agent_factory(agent)
     tasks = [t for t in select_tasks(benchmark.world, task_ids, splits) if t.id not in leave_out]
     for task in tasks:

@@ -19,12 +19,13 @@ from assay.trust.proofs import live_proof, noop_proof, reference_proof, replay_p
 from assay.trust.static import static_proof
 from assay.trust.store import ValidationStore, default_store, task_hash
 from assay.verify.python import registered_verifiers
-from assay.world.load import load_world_tolerant
+from assay.world.load import load_world_tolerant, require_tasks
 
 
 def open_for_validation(path: str | Path) -> tuple[Benchmark, dict[str, SpecError]]:
     """The world with every task that loads, and why each other task does not."""
     world, rejected = load_world_tolerant(path)
+    require_tasks(world.root)
     benchmark = Benchmark(world, registered_verifiers(world))
     _ = world.snapshot  # a world whose data do not build is bad input, not an unfair task
     return benchmark, rejected

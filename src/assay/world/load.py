@@ -7,7 +7,8 @@ from typing import Any
 
 from assay.errors import SpecError
 from assay.spec.files import shown
-from assay.spec.load import read_task, read_world, task_files
+from assay.spec.load import TASKS_DIR, read_task, read_world, task_files
+from assay.spec.sqltext import UnsafeSql, readonly_statement
 from assay.spec.task import TaskSpec
 from assay.spec.world import WorldSpec
 from assay.world.backend import open_backend
@@ -64,6 +65,15 @@ def _load(root: Path, *, strict: bool, world_db: str | None) -> tuple[World, dic
     return world, rejected
 
 
+def require_tasks(root: Path) -> None:
+    """A world to run or validate holds at least one task file; SpecError naming tasks/ if not."""
+    if task_files(root):
+        return
+    folder = root / TASKS_DIR
+    found = "holds no .toml file" if folder.is_dir() else "no such directory"
+    raise SpecError(shown(folder), None, f"{found}; a world needs at least one tasks/<id>.toml")
+
+
 def _load_tools(root: Path, spec: WorldSpec) -> dict[str, Tool]:
     tools: dict[str, Tool] = dict(BUILTIN_TOOLS)
     for name in spec.tools:
@@ -90,10 +100,31 @@ def _load_services(
     services = {}
     for name, service in spec.services.items():
         try:
-            services[name] = (service_class(service.kind, root), service.options)
+            kind = service_class(service.kind, root)
         except LookupError as error:
             raise SpecError(file, f"services.{name}", str(error)) from None
+        _check_options(kind, service.options, file, f"services.{name}")
+        services[name] = (kind, service.options)
     return services
+
+
+def _check_options(kind: type[Service], options: dict[str, Any], file: str, where: str) -> None:
+    """Options the kind takes, and the SQL among them proved one read-only statement, as checks are."""
+    known = kind.options_known
+    for option in options:
+        if known is not None and option not in known:
+            names = ", ".join(sorted(known)) or "none"
+            raise SpecError(file, f"{where}.{option}", f"unknown option (known: {names})")
+    for option in kind.sql_options:
+        sql = options.get(option)
+        if sql is None:
+            continue
+        if not isinstance(sql, str):
+            raise SpecError(file, f"{where}.{option}", "must be a string holding one SELECT")
+        try:
+            readonly_statement(sql, "sqlite", what="service query")  # SQLite dialect everywhere
+        except UnsafeSql as error:
+            raise SpecError(file, f"{where}.{option}", f"SQL {error}") from None
 
 
 def check_task_names(task: TaskSpec, spec: WorldSpec, tools: dict[str, Tool], file: str) -> None:

@@ -23,6 +23,9 @@ class Service:
     """
 
     kind: ClassVar[str] = "recorder"
+    # The options a kind takes (None: any), and those holding SQL, proved read-only when the world loads.
+    options_known: ClassVar[frozenset[str] | None] = None
+    sql_options: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, name: str, options: dict[str, Any], world: LiveWorld):
         self.name = name

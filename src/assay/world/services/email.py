@@ -10,6 +10,7 @@ from assay.world.services.base import Service
 
 class Email(Service):
     kind = "email"
+    options_known = frozenset()
 
     def handle(self, operation: str, payload: dict[str, Any]) -> dict[str, Any]:
         if operation != "send":

@@ -14,6 +14,8 @@ from assay.world.services.base import Service, canonical
 
 class Payments(Service):
     kind = "payments"
+    options_known = frozenset({"charges_query"})
+    sql_options = ("charges_query",)
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)

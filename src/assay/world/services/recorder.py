@@ -7,3 +7,4 @@ from assay.world.services.base import Service
 
 class Recorder(Service):
     kind = "recorder"
+    options_known = frozenset()
