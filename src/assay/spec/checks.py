@@ -38,7 +38,7 @@ class CheckBase(BaseModel):
 
     name: str = Field(min_length=1)
     type: CheckType = "goal"
-    weight: float = Field(1.0, ge=0)
+    weight: float = Field(1.0, gt=0, allow_inf_nan=False)  # finite and positive
     axis: str | None = None
 
 
@@ -74,7 +74,7 @@ class AnswerCheck(CheckBase):
     contains: list[str] = []
     not_contains: list[str] = []
     number: float | Derived | None = None
-    tolerance: float = Field(0.01, ge=0)
+    tolerance: float = Field(0.01, ge=0, allow_inf_nan=False)
 
     @field_validator("contains", "not_contains", mode="before")
     @classmethod

@@ -86,7 +86,7 @@ class TaskSpec(Strict):
     role: str
     max_turns: int = Field(20, ge=1)
     max_contacts: int | None = Field(None, ge=0)
-    time_limit_s: float | None = Field(None, gt=0)
+    time_limit_s: float | None = Field(None, gt=0, allow_inf_nan=False)
     customer: Customer
     faults: list[Fault] = []
     checks: list[Check] = []

@@ -49,13 +49,13 @@ class WorldSpec(Strict):
     version: str
     description: str = ""
     clock: datetime = datetime(2026, 1, 1, tzinfo=UTC)
-    clock_step_s: float = Field(60.0, ge=0)
+    clock_step_s: float = Field(60.0, ge=0, allow_inf_nan=False)
     tools: list[str] = []
     verifiers: list[str] = []
     database: DatabaseSpec
     services: dict[str, ServiceSpec] = {}
     roles: dict[str, RoleSpec] = {}
-    check_timeout_s: float = Field(2.0, gt=0)
+    check_timeout_s: float = Field(2.0, gt=0, allow_inf_nan=False)
 
     @field_validator("clock")
     @classmethod
