@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 
 import sqlglot
@@ -64,10 +67,14 @@ class UnsafeSql(ValueError):
 
 
 @lru_cache(maxsize=4096)
-def readonly_statement(sql: str, backend: str = "sqlite") -> exp.Expression:
-    """Parse `sql` and prove it is exactly one SELECT/WITH statement with no writes in it."""
+def readonly_statement(sql: str, backend: str = "sqlite", what: str = "check") -> exp.Expression:
+    """Parse `sql` and prove it is exactly one SELECT/WITH statement with no writes in it.
+
+    `what` names the query in messages: a check, or a service's query.
+    """
     try:
-        statements = [s for s in sqlglot.parse(sql, read=DIALECTS[backend]) if s is not None]
+        with _quiet_parser():
+            statements = [s for s in sqlglot.parse(sql, read=DIALECTS[backend]) if s is not None]
     except ParseError as error:
         first = error.errors[0] if error.errors else {}
         where = f" at line {first.get('line')}, column {first.get('col')}" if first else ""
@@ -75,16 +82,40 @@ def readonly_statement(sql: str, backend: str = "sqlite") -> exp.Expression:
     if not statements:
         raise UnsafeSql("is empty")
     if len(statements) > 1:
-        raise UnsafeSql(f"holds {len(statements)} statements; a check is exactly one")
+        raise UnsafeSql(f"holds {len(statements)} statements; a {what} is exactly one")
     statement = statements[0]
     if not isinstance(statement, exp.Query):
-        raise UnsafeSql(f"is a {_kind(statement)} statement; only SELECT or WITH is allowed")
+        kind = _written_kind(sql, backend) or _kind(statement)
+        raise UnsafeSql(f"is a {kind} statement; only SELECT or WITH is allowed")
     for node in statement.walk():
         if isinstance(node, FORBIDDEN):
-            raise UnsafeSql(f"contains {_kind(node)}; a check may only read")
+            raise UnsafeSql(f"contains {_kind(node)}; a {what} may only read")
         if isinstance(node, exp.Func) and _function_name(node) in FORBIDDEN_FUNCTIONS:
-            raise UnsafeSql(f"calls {_function_name(node)}(), which a check may not call")
+            raise UnsafeSql(f"calls {_function_name(node)}(), which a {what} may not call")
     return statement
+
+
+@contextmanager
+def _quiet_parser() -> Iterator[None]:
+    """sqlglot warns on stderr before falling back to a Command; the refusal says it better."""
+    logger = logging.getLogger("sqlglot")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def _written_kind(sql: str, backend: str) -> str | None:
+    """The statement's first keyword as the user wrote it (`REINDEX`, `SAVEPOINT`), comments skipped."""
+    try:
+        tokens = sqlglot.tokenize(sql, read=DIALECTS[backend])
+    except Exception:  # the text parsed, so this is only a fallback for the message
+        return None
+    word = tokens[0].text.upper() if tokens else ""
+    # `WITH … INSERT` is named by what it does, not by the WITH it starts with.
+    return word if word.isalpha() and word not in ("WITH", "SELECT") else None
 
 
 def parameters_in(statement: exp.Expression) -> set[str]:
