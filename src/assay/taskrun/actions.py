@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 
 class Action(BaseModel):
@@ -37,7 +37,6 @@ class Finish(Action):
 
 
 AnyAction = Call | Say | Finish
-_parser: TypeAdapter[AnyAction] = TypeAdapter(AnyAction)
 
 
 class InvalidAction(ValueError):
@@ -56,20 +55,41 @@ def finish(output: str = "") -> Finish:
     return Finish(finish=output)
 
 
+ONE_OF = 'an action is one of {"call": {"tool": ..., "args": {...}}}, {"say": ...}, {"finish": ...}'
+KINDS: dict[str, type[Action]] = {"call": Call, "say": Say, "finish": Finish}
+
+
 def parse_action(value: Any) -> AnyAction:
     """An action from its JSON form (or a typed action, returned as it is)."""
     if isinstance(value, Call | Say | Finish):
         return value
     if not isinstance(value, dict) or len(value) != 1:
-        raise InvalidAction(
-            'an action is one of {"call": {"tool": ..., "args": {...}}}, {"say": ...}, {"finish": ...}'
-        )
+        raise InvalidAction(ONE_OF)
+    key = next(iter(value))
+    kind = KINDS.get(key) if isinstance(key, str) else None
+    if kind is None:
+        raise InvalidAction(f"invalid action: unknown action {str(key)!r}; {ONE_OF}")
     try:
-        return _parser.validate_python(value)
+        return kind.model_validate(value)  # type: ignore[return-value]
     except ValidationError as error:
-        first = error.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in first["loc"][1:])
-        raise InvalidAction(f"invalid action at {where or 'top'}: {first['msg']}") from None
+        raise InvalidAction(f"invalid action: {_problem(error)}") from None
+
+
+def _problem(error: ValidationError) -> str:
+    """The first problem as the user would say it: `finish must be a string`."""
+    first = error.errors(include_url=False)[0]
+    where = ".".join(str(part) for part in first["loc"])
+    kind = first["type"]
+    if kind == "extra_forbidden":
+        return f"{where}: unknown key"
+    if kind == "missing":
+        return f"{where} is required"
+    if kind.startswith("string"):
+        return f"{where} must be a string"
+    if kind in ("dict_type", "model_type", "model_attributes_type"):
+        shape = ' {"tool": ..., "args": {...}}' if where == "call" else ""
+        return f"{where} must be an object{shape}"
+    return f"{where}: {first['msg']}"
 
 
 def action_json(action: AnyAction) -> dict[str, Any]:
