@@ -29,12 +29,16 @@ def read_text(path: Path) -> str:
     if not path.is_file():
         raise SpecError(shown(path), None, "file not found")
     try:
-        return path.read_bytes().decode("utf-8-sig")  # bytes as they are: no newline translation
+        data = path.read_bytes()
+    except OSError as error:
+        raise SpecError(shown(path), None, f"cannot read: {error.strerror or error}") from None
+    if b"\0" in data:
+        raise SpecError(shown(path), None, f"not text: a NUL byte at byte {data.index(0)}")
+    try:
+        return data.decode("utf-8-sig")  # the bytes as they are: no newline translation
     except UnicodeDecodeError as error:
         where = f"byte {error.start}: {error.reason}"
         raise SpecError(shown(path), None, f"not UTF-8 text ({where})") from None
-    except OSError as error:
-        raise SpecError(shown(path), None, f"cannot read: {error.strerror or error}") from None
 
 
 def read_toml(path: Path) -> dict[str, Any]:
