@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 
+def one_line(text: str) -> str:
+    """A message quoting what a user wrote stays one line: line breaks in it are shown as escapes."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
 class AssayError(Exception):
     """Base of every error assay raises on purpose."""
 
@@ -13,9 +18,9 @@ class SpecError(AssayError):
     def __init__(self, file: str, field: str | None, message: str):
         self.file = file
         self.field = field
-        self.message = message
+        self.message = one_line(message)
         where = f"{file}: {field}" if field else file
-        super().__init__(f"{where}: {message}")
+        super().__init__(f"{where}: {self.message}")
 
 
 class ToolError(AssayError):

@@ -71,6 +71,10 @@ WORLD_CASES: dict[str, tuple[Callable[[Path], Path], str]] = {
         with_file("schema.sql", NOT_UTF8_SCHEMA),
         "schema.sql: not UTF-8 text (byte 80: invalid continuation byte)",
     ),
+    "a schema error quoting a line break": (
+        with_file("schema.sql", b"CREATE TABLE notes (id INTEGER);\n'\n"),
+        """schema.sql: schema failed: unrecognized token: "'\\n\"""",
+    ),
     "tools.py calls sys.exit": (
         lambda root: write_world(root, tools=DESK_TOOLS + "\nimport sys\nsys.exit(3)\n"),
         "tools.py: line 56: cannot load: it called sys.exit(3)",

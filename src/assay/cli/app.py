@@ -39,10 +39,10 @@ def _root() -> None:
 
 def run_app() -> None:
     """Run the CLI; a user's mistake is one line on stderr and exit code 2, never a traceback."""
-    from assay.errors import SpecError, UsageError
+    from assay.errors import SpecError, UsageError, one_line
 
     try:
         app()
     except (SpecError, UsageError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {one_line(str(error))}", file=sys.stderr)
         sys.exit(2)
