@@ -132,4 +132,4 @@ def test_a_live_agent_is_shown_and_does_not_fail_validation(tmp_path: Path):
     done = assay("validate", SHOP, "--task", "update-address", "--live", "noop", cwd=tmp_path)
     assert done.returncode == 0
     assert "update-address · live: noop is not achieved" in done.stdout
-    assert "update-address · live: noop: not achieved, score 0.50, 1 turns" in done.stdout
+    assert "update-address · live: noop: not achieved, score 0.00, 1 turns" in done.stdout
