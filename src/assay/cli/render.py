@@ -67,10 +67,9 @@ def print_outcome(outcome: BenchmarkOutcome) -> None:
             failures_text(result),
         )
     console.print(table)
-    score = "—" if run.score is None else f"{run.score:.3f}"
     reward = "—" if run.mean_reward is None else f"{run.mean_reward:.3f}"
     counts = ", ".join(f"{name} {count}" for name, count in run.outcomes.items())
-    console.print(f"score {score} ({run.verdict}) · mean reward {reward} · {counts}")
+    console.print(f"{verdict_line(run)} · mean reward {reward} · {counts}")
     totals = run.summary
     console.print(
         f"false completions {totals.false_completion} · duplicate effects {totals.duplicate_effects}"
@@ -80,6 +79,16 @@ def print_outcome(outcome: BenchmarkOutcome) -> None:
     )
     for line in figures_lines(run):
         console.print(line)
+
+
+def verdict_line(run: BenchmarkRunResult) -> str:
+    """`score 1.000 (pass)`, saying in the same breath how many task runs were not scored."""
+    score = "—" if run.score is None else f"{run.score:.3f}"
+    line = f"score {score} ({run.verdict})"
+    if run.not_scored:
+        ran = run.scored + run.not_scored
+        line += f" — {run.not_scored} of {ran} task runs not scored"
+    return line
 
 
 def figures_lines(run: BenchmarkRunResult) -> list[str]:
