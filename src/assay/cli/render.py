@@ -150,3 +150,21 @@ def print_left_out(left_out: Sequence[TaskState]) -> None:
     for state in left_out:
         why = state.reasons[0] if state.reasons else "failed validation"
         errors.print(f"  {state.task_id}: {why}", highlight=False, markup=False)
+
+
+def print_changed(changed: Sequence[TaskState]) -> None:
+    """On stderr: the tasks that run unvalidated because files changed since their validation."""
+    if not changed:
+        return
+    noun = "task has" if len(changed) == 1 else "tasks have"
+    errors.print(
+        f"{len(changed)} {noun} changed since the last validation and run unvalidated "
+        "(`assay validate` proves them again):",
+        highlight=False,
+        markup=False,
+    )
+    groups: dict[str, list[str]] = {}
+    for state in changed:
+        groups.setdefault(", ".join(state.changed), []).append(state.task_id)
+    for files, task_ids in groups.items():
+        errors.print(f"  {files}: {', '.join(task_ids)}", highlight=False, markup=False)
