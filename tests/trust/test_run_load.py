@@ -100,3 +100,35 @@ def test_a_fully_scored_run_keeps_its_plain_verdict_line(tmp_path: Path):
     assert done.returncode == 0, done.stderr
     assert "score 1.000 (pass) · mean reward" in done.stdout
     assert "not scored" not in done.stdout
+
+
+def test_the_proof_runs_once_per_task_per_load_never_per_task_run(shop_copy: Path, monkeypatch):
+    from assay.runs import benchmark as loading
+    from assay.runs import run_task
+    from assay.taskrun.agents.resolve import agent_factory
+
+    proved: list[str] = []
+    real = loading.unknown_check_names
+
+    def counted(task, columns, backend="sqlite"):
+        proved.append(task.id)
+        return real(task, columns, backend)
+
+    monkeypatch.setattr(loading, "unknown_check_names", counted)
+    monkeypatch.setattr(loading, "_proved", set())
+    opened = open_benchmark(shop_copy)
+    assert sorted(proved) == sorted(opened.tasks)
+    task = opened.tasks["email-tracking"]
+    for index in range(3):
+        run_task(opened, task, agent_factory("reference")(task), run_id=f"tr_{index}")
+    assert len(proved) == len(opened.tasks)
+    open_benchmark(shop_copy).close()  # the same files again: nothing to prove again
+    assert len(proved) == len(opened.tasks)
+    opened.close()
+
+
+def test_a_task_file_edited_after_a_clean_load_is_proved_again(shop_copy: Path):
+    open_benchmark(shop_copy).close()
+    break_check(shop_copy)
+    with pytest.raises(SpecError, match=r"checks\[0\]\.sql: unknown column 'nope'"):
+        open_benchmark(shop_copy)
