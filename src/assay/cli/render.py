@@ -162,9 +162,12 @@ def print_changed(changed: Sequence[TaskState]) -> None:
         "(`assay validate` proves them again):",
         highlight=False,
         markup=False,
+        soft_wrap=True,  # one line per group, whatever the width, so it can be read by tools too
     )
     groups: dict[str, list[str]] = {}
     for state in changed:
         groups.setdefault(", ".join(state.changed), []).append(state.task_id)
     for files, task_ids in groups.items():
-        errors.print(f"  {files}: {', '.join(task_ids)}", highlight=False, markup=False)
+        errors.print(
+            f"  {files}: {', '.join(task_ids)}", highlight=False, markup=False, soft_wrap=True
+        )
