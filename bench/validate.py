@@ -1,4 +1,5 @@
-"""How long trust costs: validating the example world, checking its baselines, the static proof.
+"""How long trust costs: validating the example world, checking its baselines, the static proof,
+and the proof of names `assay run` runs once per world load.
 
 Prints one JSON object. Run with `.venv/bin/python bench/validate.py`.
 """
@@ -29,6 +30,7 @@ def timed(action, rounds: int = ROUNDS) -> float:
 
 def main() -> None:
     os.environ["ASSAY_HOME"] = tempfile.mkdtemp(prefix="assay-bench-")
+    from assay.runs import benchmark as loading
     from assay.trust.baseline import check_baselines
     from assay.trust.static import static_proof
     from assay.trust.validate import open_for_validation, validate_world
@@ -46,6 +48,14 @@ def main() -> None:
             static_proof(task, None, benchmark.verifiers, world.snapshot.columns)
 
     static_s = timed(static_all, rounds=20)
+
+    # What `assay run` pays for the proof of names: once per process and world, never per task run.
+    def first_proof() -> None:
+        loading._proved.clear()
+        loading.prove_names(world)
+
+    names_s = timed(first_proof, rounds=20)
+    reload_s = timed(lambda: loading.open_benchmark(WORLD).close())
     print(
         json.dumps(
             {
@@ -56,6 +66,8 @@ def main() -> None:
                 "validate_task_runs_per_s": round(runs / validate_s, 1),
                 "baseline_check_s": round(baseline_s, 4),
                 "static_proof_per_task_ms": round(static_s / tasks * 1000, 3),
+                "run_names_proof_ms": round(names_s * 1000, 3),
+                "run_reload_s": round(reload_s, 4),
             }
         )
     )

@@ -90,7 +90,12 @@ def test_a_withdrawn_task_is_listed_left_out_of_runs_and_back_once_edited(
     listed = assay("validate", unfair, "--list", "--task", UNFAIR, cwd=tmp_path)
     assert listed.stdout.splitlines()[-1] == "validated 0, withdrawn 0, unvalidated 1"
     again = assay("run", unfair, "--json", cwd=tmp_path)
-    assert again.stderr == ""
+    # Not left out any more; run unvalidated, and said so, naming the file that changed.
+    assert again.stderr.splitlines() == [
+        "1 task has changed since the last validation and run unvalidated "
+        "(`assay validate` proves them again):",
+        f"  tasks/{UNFAIR}.toml: {UNFAIR}",
+    ]
     assert UNFAIR in {t["task_id"] for t in json.loads(again.stdout)["task_runs"]}
 
 
@@ -132,4 +137,4 @@ def test_a_live_agent_is_shown_and_does_not_fail_validation(tmp_path: Path):
     done = assay("validate", SHOP, "--task", "update-address", "--live", "noop", cwd=tmp_path)
     assert done.returncode == 0
     assert "update-address · live: noop is not achieved" in done.stdout
-    assert "update-address · live: noop: not achieved, score 0.50, 1 turns" in done.stdout
+    assert "update-address · live: noop: not achieved, score 0.00, 1 turns" in done.stdout

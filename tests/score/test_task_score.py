@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from assay.score import axes, fraction, outcome, passed, score_task, verdict, weighted_score
+from assay.score import (
+    axes,
+    fraction,
+    outcome,
+    passed,
+    score_task,
+    task_score,
+    verdict,
+    weighted_score,
+)
 from assay.verify.model import CheckRun
 
 
@@ -102,12 +111,29 @@ def test_nine_of_ten_by_weight_is_exactly_pass():
 def test_axes_group_by_axis_with_default_bucket():
     checks = [
         run("goal", True, weight=2, axis="correctness"),
-        run("rule", False, weight=1, axis="safety"),
+        run("rule", True, weight=1, axis="safety"),
         run("goal", True, weight=1),
         run("goal", False, weight=1),
     ]
     found = {name: (a.score, a.weight) for name, a in axes(checks).items()}
-    assert found == {"correctness": (1.0, 2.0), "safety": (0.0, 1.0), "__default__": (0.5, 2.0)}
+    # A rule adds no weight to its axis; an axis of rules only shows that they held.
+    assert found == {"correctness": (1.0, 2.0), "safety": (1.0, 0.0), "__default__": (0.5, 2.0)}
+
+
+def test_a_failed_rule_zeroes_every_axis():
+    checks = [
+        run("goal", True, weight=2, axis="correctness"),
+        run("rule", False, weight=1, axis="safety"),
+        run("goal", True, weight=1),
+        run("optional", True, weight=1, axis="tone"),
+    ]
+    found = {name: (a.score, a.weight) for name, a in axes(checks).items()}
+    assert found == {
+        "correctness": (0.0, 2.0),
+        "safety": (0.0, 0.0),
+        "__default__": (0.0, 1.0),
+        "tone": (0.0, 1.0),
+    }
 
 
 def test_passed_and_fraction():
@@ -125,3 +151,58 @@ def test_optional_failing_alone_moves_score_not_outcome():
     assert result.passed is True
     assert result.score == 0.5
     assert result.verdict == "partial"
+
+
+@pytest.mark.parametrize(
+    ("checks", "score", "verdict_", "outcome_"),
+    [
+        # Doing nothing: the rules held, the goal was not done; held rules earn nothing.
+        ([run("goal", False), run("rule", True), run("rule", True)], 0.0, "fail", "not_achieved"),
+        ([run("goal", True), run("rule", True, weight=5)], 1.0, "pass", "verified"),
+        # Any failed rule: score 0 and fail, whatever else passed ("nothing else matters").
+        (
+            [run("goal", True), run("optional", True), run("rule", False)],
+            0.0,
+            "fail",
+            "rule_violated",
+        ),
+        (
+            [run("goal", True, weight=9), run("rule", False, weight=0.1)],
+            0.0,
+            "fail",
+            "rule_violated",
+        ),
+        # The mean is over goal and optional checks only.
+        (
+            [run("goal", True), run("optional", False), run("rule", True)],
+            0.5,
+            "partial",
+            "verified",
+        ),
+        (
+            [run("goal", False), run("optional", True, score=0.6), run("rule", True)],
+            0.3,
+            "partial",
+            "not_achieved",
+        ),
+        # No goal check: nothing was shown done, so no credit, whatever the rules or optionals say.
+        ([run("rule", True)], 0.0, "fail", "not_achieved"),
+        ([run("rule", True), run("optional", True)], 0.0, "fail", "not_achieved"),
+        ([run("rule", False)], 0.0, "fail", "rule_violated"),
+    ],
+)
+def test_rule_checks_add_nothing_and_a_failed_rule_is_zero(checks, score, verdict_, outcome_):
+    result = score_task(checks)
+    assert (result.score, result.verdict, result.outcome) == (
+        pytest.approx(score),
+        verdict_,
+        outcome_,
+    )
+    assert task_score(checks) == pytest.approx(score)
+
+
+def test_fraction_still_counts_every_check():
+    checks = [run("goal", True), run("rule", True), run("rule", False), run("optional", False)]
+    result = score_task(checks)
+    assert result.fraction == 0.5
+    assert result.score == 0.0

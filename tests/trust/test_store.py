@@ -1,11 +1,13 @@
-"""Validations are kept in the records store, keyed by world, version and task file hash."""
+"""Validations are kept in the records store, keyed by world, version and the hash of their files."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from assay.runs.store import Store, open_store
-from assay.trust.store import default_store, task_hash
+from assay.trust.fingerprint import fingerprint
+from assay.trust.store import default_store
 
 
 def test_a_saved_validation_comes_back(tmp_path: Path):
@@ -51,7 +53,21 @@ def test_the_default_is_the_records_store(tmp_path: Path, monkeypatch):
     assert default_store(str(tmp_path / "other.db")).latest_validations("shop", "1") == []
 
 
-def test_the_task_hash_is_the_sha256_of_the_bytes(tmp_path: Path):
-    path = tmp_path / "t.toml"
+def test_the_task_hash_covers_the_task_file_and_every_world_file(tmp_path: Path):
+    """The key was the task file's bytes alone; it is now a digest over every file named."""
+    path = tmp_path / "tasks" / "t.toml"
+    path.parent.mkdir()
     path.write_bytes(b"title = 'x'\n")
-    assert task_hash(path) == "afcdae3409cd013742998d1461a92b095d70cbf2e535d815893e070ab31b300b"
+    found = fingerprint(tmp_path, path, {"tools.py": "ab"})
+    assert found.files == {
+        "tasks/t.toml": "afcdae3409cd013742998d1461a92b095d70cbf2e535d815893e070ab31b300b",
+        "tools.py": "ab",
+    }
+    assert (
+        found.digest
+        == hashlib.sha256(
+            b"tasks/t.toml\0afcdae3409cd013742998d1461a92b095d70cbf2e535d815893e070ab31b300b\n"
+            b"tools.py\0ab\n"
+        ).hexdigest()
+    )
+    assert fingerprint(tmp_path, path, {"tools.py": "cd"}).digest != found.digest

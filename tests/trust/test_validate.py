@@ -381,7 +381,7 @@ def test_a_live_agent_is_reported_and_never_fails_a_task(unfair_world: Path):
     assert update.passed
     assert update.proofs["live"].status == "failed"
     assert update.proofs["live"].reasons[0] == "noop is not achieved"
-    assert update.proofs["live"].notes == ["noop: not achieved, score 0.50, 1 turns"]
+    assert update.proofs["live"].notes == ["noop: not achieved, score 0.00, 1 turns"]
 
 
 def test_a_live_agent_that_cannot_attempt_a_task_is_skipped(unfair_world: Path):

@@ -1,7 +1,8 @@
-"""A task whose last validation failed is withdrawn; editing its file makes it unvalidated."""
+"""A task whose last validation failed is withdrawn; editing any file it depends on makes it unvalidated."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ from assay.errors import UsageError
 from assay.runs import open_benchmark, prepare
 from assay.runs.store import open_store
 from assay.trust.validate import save_validation, validate_world
-from assay.trust.withdrawn import standing_of, withdrawn_chosen, world_states
+from assay.trust.withdrawn import changed_chosen, standing_of, withdrawn_chosen, world_states
 
 
 def test_standing_follows_the_latest_validation_of_this_very_file():
@@ -91,3 +92,83 @@ def test_a_task_that_does_not_load_is_still_listed(shop_copy: Path, tmp_path: Pa
 def test_listing_an_unknown_task_is_bad_input(shop_copy: Path, tmp_path: Path):
     with pytest.raises(UsageError, match=r"^--task: unknown task 'nope' in world shop"):
         world_states(shop_copy, ["nope"], open_store(str(tmp_path / "v.db")))
+
+
+def halve_store_credit(world: Path) -> None:
+    """The issue's edit: a tool's behaviour changes; no task file does."""
+    tools = world / "tools.py"
+    text = tools.read_text()
+    edited = text.replace(
+        "        customer_id,\n        amount_cents,\n        reason,",
+        "        customer_id,\n        amount_cents // 2,\n        reason,",
+    )
+    assert edited != text
+    tools.write_text(edited)
+
+
+@pytest.fixture
+def all_validated(shop_copy: Path, tmp_path: Path):
+    store = open_store(str(tmp_path / "validations.db"))
+    report = validate_world(shop_copy)
+    assert report.passed
+    save_validation(report, store)
+    return shop_copy, store
+
+
+def test_editing_tools_py_makes_every_task_unvalidated(all_validated):
+    world, store = all_validated
+    halve_store_credit(world)
+    states = world_states(world, store=store)
+    assert {state.standing for state in states} == {"unvalidated"}
+    assert {tuple(state.changed) for state in states} == {("tools.py",)}
+    benchmark = open_benchmark(world)
+    changed = changed_chosen(benchmark.world, (), ("train", "dev"), store)
+    assert "goodwill-credit" in {state.task_id for state in changed}
+
+
+def test_a_harmless_edit_then_validate_is_validated_again(all_validated):
+    world, store = all_validated
+    schema = world / "schema.sql"
+    schema.write_text(schema.read_text() + "\n-- a comment\n")
+    (state,) = world_states(world, ["update-address"], store)
+    assert (state.standing, state.changed) == ("unvalidated", ["schema.sql"])
+    save_validation(validate_world(world, ["update-address"]), store)
+    (state,) = world_states(world, ["update-address"], store)
+    assert (state.standing, state.changed) == ("validated", [])
+
+
+def test_the_cli_says_which_files_changed(shop_copy: Path, tmp_path: Path):
+    """The issue, end to end: validated, tools.py edited, a reference run scores 0.950 (pass)."""
+    from trustkit import assay_here
+
+    validated = assay_here("validate", shop_copy, cwd=tmp_path)
+    assert validated.returncode == 0, validated.stdout
+    halve_store_credit(shop_copy)
+    listed = assay_here("validate", shop_copy, "--list", "--json", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    states = json.loads(listed.stdout)["tasks"]
+    assert {(s["standing"], tuple(s["changed"])) for s in states} == {
+        ("unvalidated", ("tools.py",))
+    }
+    table = assay_here("validate", shop_copy, "--list", cwd=tmp_path)
+    assert "validated 0, withdrawn 0, unvalidated 16" in table.stdout
+    assert "changed since validated: tools.py" in table.stdout
+    ran = assay_here("run", shop_copy, "--workers", "1", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert "score 0.950 (pass)" in ran.stdout  # what the issue saw, now flagged:
+    assert "15 tasks have changed since the last validation and run unvalidated" in ran.stderr
+    assert "tools.py: address-correction," in ran.stderr
+    # Validating again (in a new process, which imports the edited tools.py) ends the doubt:
+    # the two tasks the edit broke are withdrawn and left out, the rest are validated.
+    again = assay_here("validate", shop_copy, cwd=tmp_path)
+    assert again.returncode == 1
+    listed = assay_here("validate", shop_copy, "--list", "--json", cwd=tmp_path)
+    states = {s["task_id"]: s for s in json.loads(listed.stdout)["tasks"]}
+    broken = {"cancel-then-credit", "goodwill-credit"}
+    assert {k for k, s in states.items() if s["standing"] == "withdrawn"} == broken
+    assert {s["standing"] for k, s in states.items() if k not in broken} == {"validated"}
+    assert all(s["changed"] == [] for s in states.values())
+    rerun = assay_here("run", shop_copy, "--workers", "1", cwd=tmp_path)
+    assert "left out 2 withdrawn tasks" in rerun.stderr
+    assert "changed since the last validation" not in rerun.stderr
+    assert "score 1.000 (pass)" in rerun.stdout

@@ -67,10 +67,9 @@ def print_outcome(outcome: BenchmarkOutcome) -> None:
             failures_text(result),
         )
     console.print(table)
-    score = "—" if run.score is None else f"{run.score:.3f}"
     reward = "—" if run.mean_reward is None else f"{run.mean_reward:.3f}"
     counts = ", ".join(f"{name} {count}" for name, count in run.outcomes.items())
-    console.print(f"score {score} ({run.verdict}) · mean reward {reward} · {counts}")
+    console.print(f"{verdict_line(run)} · mean reward {reward} · {counts}")
     totals = run.summary
     console.print(
         f"false completions {totals.false_completion} · duplicate effects {totals.duplicate_effects}"
@@ -80,6 +79,16 @@ def print_outcome(outcome: BenchmarkOutcome) -> None:
     )
     for line in figures_lines(run):
         console.print(line)
+
+
+def verdict_line(run: BenchmarkRunResult) -> str:
+    """`score 1.000 (pass)`, saying in the same breath how many task runs were not scored."""
+    score = "—" if run.score is None else f"{run.score:.3f}"
+    line = f"score {score} ({run.verdict})"
+    if run.not_scored:
+        ran = run.scored + run.not_scored
+        line += f" — {run.not_scored} of {ran} task runs not scored"
+    return line
 
 
 def figures_lines(run: BenchmarkRunResult) -> list[str]:
@@ -141,3 +150,24 @@ def print_left_out(left_out: Sequence[TaskState]) -> None:
     for state in left_out:
         why = state.reasons[0] if state.reasons else "failed validation"
         errors.print(f"  {state.task_id}: {why}", highlight=False, markup=False)
+
+
+def print_changed(changed: Sequence[TaskState]) -> None:
+    """On stderr: the tasks that run unvalidated because files changed since their validation."""
+    if not changed:
+        return
+    noun = "task has" if len(changed) == 1 else "tasks have"
+    errors.print(
+        f"{len(changed)} {noun} changed since the last validation and run unvalidated "
+        "(`assay validate` proves them again):",
+        highlight=False,
+        markup=False,
+        soft_wrap=True,  # one line per group, whatever the width, so it can be read by tools too
+    )
+    groups: dict[str, list[str]] = {}
+    for state in changed:
+        groups.setdefault(", ".join(state.changed), []).append(state.task_id)
+    for files, task_ids in groups.items():
+        errors.print(
+            f"  {files}: {', '.join(task_ids)}", highlight=False, markup=False, soft_wrap=True
+        )

@@ -152,12 +152,12 @@ class Execution:
 def _fresh(
     records: Store, world: Path, agent: str, choice: Choice, execution: Execution, quiet: bool
 ) -> BenchmarkOutcome:
-    from assay.cli.render import print_left_out, progress
+    from assay.cli.render import print_changed, print_left_out, progress
     from assay.runs import open_benchmark, prepare
     from assay.runs.plan import DEFAULT_SPLITS
     from assay.runs.record import record_run
     from assay.runs.run import always_scored
-    from assay.trust.withdrawn import withdrawn_chosen
+    from assay.trust.withdrawn import changed_chosen, withdrawn_chosen
 
     benchmark = open_benchmark(world, world_db=execution.world_db)
     splits = choice.splits or DEFAULT_SPLITS
@@ -169,6 +169,7 @@ def _fresh(
     leave_out = {state.task_id for state in left_out}
     planned = prepare(benchmark, agent, choice.tasks, splits, choice.repeats, leave_out=leave_out)
     print_left_out(left_out)
+    print_changed(changed_chosen(benchmark.world, choice.tasks, splits, records))
     scored = choice.scored or always_scored(benchmark, planned)
     with progress(len(planned), enabled=not quiet) as advance:
         return record_run(

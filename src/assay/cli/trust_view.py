@@ -87,11 +87,17 @@ def print_states(world: str, states: Sequence[TaskState]) -> None:
             state.split or "—",
             f"[{style}]{state.standing}[/]",
             state.validated_at or "—",
-            escape("\n".join(state.reasons)),
+            escape("\n".join(_why(state))),
         )
     console.print(table)
     counts = {name: sum(state.standing == name for state in states) for name in STANDING_STYLE}
     console.print(", ".join(f"{name} {count}" for name, count in counts.items()))
+
+
+def _why(state: TaskState) -> list[str]:
+    if state.changed:
+        return [f"changed since validated: {', '.join(state.changed)}"]
+    return state.reasons
 
 
 def print_baseline_report(report: BaselineReport) -> None:

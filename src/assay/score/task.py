@@ -41,7 +41,7 @@ def outcome(checks: Sequence[CheckRun], scored: bool = True) -> Outcome:
     """rule_violated if a rule failed; else verified if there are goals and all passed."""
     if not scored:
         return "not_scored"
-    if any(check.type == "rule" and not check.passed for check in checks):
+    if rule_failed(checks):
         return "rule_violated"
     goals = [check for check in checks if check.type == "goal"]
     return "verified" if goals and all(goal.passed for goal in goals) else "not_achieved"
@@ -56,6 +56,22 @@ def weighted_score(checks: Iterable[CheckRun]) -> float:
     return math.fsum(check.score * check.weight for check in checks) / total
 
 
+def rule_failed(checks: Iterable[CheckRun]) -> bool:
+    return any(check.type == "rule" and not check.passed for check in checks)
+
+
+def zeroed(checks: Sequence[CheckRun]) -> bool:
+    """A rule failed ("nothing else matters"), or no goal check shows anything was done."""
+    return rule_failed(checks) or not any(check.type == "goal" for check in checks)
+
+
+def task_score(checks: Sequence[CheckRun]) -> float:
+    """The weighted mean of the goal and optional checks (rules add nothing); 0 when `zeroed`."""
+    if zeroed(checks):
+        return 0.0
+    return weighted_score(check for check in checks if check.type != "rule")
+
+
 def verdict(score: float | None, has_checks: bool = True) -> Verdict:
     """pass at ≥ 0.9, partial above 0, fail otherwise or with no checks."""
     if not has_checks or score is None:
@@ -66,15 +82,20 @@ def verdict(score: float | None, has_checks: bool = True) -> Verdict:
     return "partial" if rounded > 0 else "fail"
 
 
-def axes(checks: Iterable[CheckRun]) -> dict[str, Axis]:
-    """The weighted mean per axis; checks with no axis go to `__default__`."""
+def axes(checks: Sequence[CheckRun]) -> dict[str, Axis]:
+    """Per `axis` (`__default__` for none), the weighted mean of its goal and optional checks, with
+    their weight; an axis of rule checks only weighs 0 and shows 1; every axis is 0 when `zeroed`."""
     groups: dict[str, list[CheckRun]] = {}
     for check in checks:
         groups.setdefault(check.axis or "__default__", []).append(check)
-    return {
-        name: Axis(score=weighted_score(group), weight=math.fsum(c.weight for c in group))
-        for name, group in sorted(groups.items())
-    }
+    nothing = zeroed(checks)
+    found = {}
+    for name, group in sorted(groups.items()):
+        graded = [check for check in group if check.type != "rule"]
+        weight = math.fsum(check.weight for check in graded)
+        value = 0.0 if nothing else weighted_score(graded) if graded else 1.0
+        found[name] = Axis(score=value, weight=weight)
+    return found
 
 
 def passed(checks: Iterable[CheckRun]) -> bool:
@@ -87,7 +108,7 @@ def fraction(checks: Sequence[CheckRun]) -> float:
 
 def score_task(checks: Sequence[CheckRun], scored: bool = True) -> TaskScore:
     result = outcome(checks, scored)
-    value = weighted_score(checks) if scored else None
+    value = task_score(checks) if scored else None
     return TaskScore(
         outcome=result,
         reward=REWARDS[result],

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from assay.trust.fingerprint import Fingerprint
+
 ProofName = Literal["static", "noop", "reference", "wrong", "replay", "live"]
 ProofStatus = Literal["passed", "failed", "skipped"]
 
@@ -38,7 +40,8 @@ class Proof(BaseModel):
 class TaskValidation(BaseModel):
     task_id: str
     file: str
-    task_hash: str
+    task_hash: str  # over every file that can change the task's outcome (see `fingerprint`)
+    files: dict[str, str] = {}  # each of those files' sha256, by its path in the world
     split: str | None
     passed: bool
     proofs: dict[ProofName, Proof]
@@ -49,7 +52,7 @@ class TaskValidation(BaseModel):
         cls,
         task_id: str,
         file: str,
-        task_hash: str,
+        found: Fingerprint,
         split: str | None,
         proofs: dict[ProofName, Proof],
         idle_goals: list[str] | None = None,
@@ -58,7 +61,8 @@ class TaskValidation(BaseModel):
         return cls(
             task_id=task_id,
             file=file,
-            task_hash=task_hash,
+            task_hash=found.digest,
+            files=found.files,
             split=split,
             passed=all(proofs[name].status == "passed" for name in REQUIRED),
             proofs={name: proofs[name] for name in PROOFS},

@@ -5,10 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from assay.errors import SpecError
+from assay.runs.benchmark import unknown_check_names
 from assay.spec.checks import PythonCheck
-from assay.spec.load import queries
-from assay.spec.sqlnames import unknown_names
-from assay.spec.sqltext import UnsafeSql, readonly_statement
 from assay.spec.task import TaskSpec
 from assay.trust.model import Proof
 from assay.verify.python import Verifiers
@@ -46,17 +44,7 @@ def unknown_sql_names(
     task: TaskSpec, columns: Mapping[str, Sequence[str]], backend: str = "sqlite"
 ) -> list[str]:
     """Each table or column a check's SQL names that the world's snapshot does not have."""
-    reasons = []
-    for index, check in enumerate(task.checks):
-        for field, sql, _ in queries(check):
-            try:
-                statement = readonly_statement(sql, backend)
-            except UnsafeSql as error:  # loading proves this already; kept for tasks built in code
-                reasons.append(f"checks[{index}].{field}: SQL {error}")
-                continue
-            for problem in unknown_names(statement, columns, backend):
-                reasons.append(f"checks[{index}].{field}: {problem}")
-    return reasons
+    return [f"{field}: {problem}" for field, problem in unknown_check_names(task, columns, backend)]
 
 
 def missing_goal(task: TaskSpec) -> list[str]:

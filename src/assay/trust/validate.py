@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from assay.errors import SpecError, UsageError
@@ -14,10 +14,11 @@ from assay.spec.files import shown
 from assay.spec.load import TASKS_DIR
 from assay.spec.task import TaskSpec
 from assay.taskrun.agents.resolve import agent_factory, check_agent_for
+from assay.trust.fingerprint import fingerprint, world_files
 from assay.trust.model import PROOFS, Proof, ProofName, TaskValidation, WorldValidation
 from assay.trust.proofs import live_proof, noop_proof, reference_proof, replay_proof, wrong_proof
 from assay.trust.static import static_proof
-from assay.trust.store import ValidationStore, default_store, task_hash
+from assay.trust.store import ValidationStore, default_store
 from assay.verify.python import registered_verifiers
 from assay.world.load import load_world_tolerant, require_tasks
 
@@ -47,7 +48,10 @@ def validate_world(
     if live is not None:
         agent_factory(live)
     chosen = list(dict.fromkeys(task_ids)) if task_ids else known
-    tasks = [validate_task(benchmark, task_id, rejected.get(task_id), live) for task_id in chosen]
+    shared = world_files(world.root, world.spec)  # hashed before any proof runs
+    tasks = [
+        validate_task(benchmark, task_id, rejected.get(task_id), live, shared) for task_id in chosen
+    ]
     return WorldValidation(
         world=world.name,
         version=world.version,
@@ -58,9 +62,16 @@ def validate_world(
 
 
 def validate_task(
-    benchmark: Benchmark, task_id: str, load_error: SpecError | None, live: str | None = None
+    benchmark: Benchmark,
+    task_id: str,
+    load_error: SpecError | None,
+    live: str | None = None,
+    shared: Mapping[str, str] | None = None,
 ) -> TaskValidation:
+    """Every proof for one task, keyed on the files it was proved with (`shared`: `world_files`)."""
     world = benchmark.world
+    if shared is None:
+        shared = world_files(world.root, world.spec)
     file = world.task_files.get(task_id, world.root / TASKS_DIR / f"{task_id}.toml")
     task = world.tasks.get(task_id)
     proofs: dict[ProofName, Proof] = {
@@ -80,7 +91,7 @@ def validate_task(
     return TaskValidation.of(
         task_id,
         shown(file),
-        task_hash(file),
+        fingerprint(world.root, file, shared),
         task.split if task is not None else None,
         proofs,
         idle,
@@ -122,7 +133,7 @@ def attempt(benchmark: Benchmark, task: TaskSpec, agent: str) -> TaskRunResult:
 
 
 def save_validation(report: WorldValidation, store: ValidationStore | None = None) -> None:
-    """Keep each task's result, keyed by world, version and task file hash."""
+    """Keep each task's result, keyed by world, version and the hash of every file it depends on."""
     target = store or default_store()
     for task in report.tasks:
         target.save_validation(

@@ -13,7 +13,9 @@ from assay.runs.plan import DEFAULT_SPLITS, select_tasks
 from assay.spec.files import read_toml, shown
 from assay.spec.load import read_world, task_files
 from assay.spec.task import TaskSpec
-from assay.trust.store import ValidationStore, default_store, task_hash
+from assay.spec.world import WorldSpec
+from assay.trust.fingerprint import Fingerprint, changed_files, fingerprint, world_files
+from assay.trust.store import ValidationStore, default_store
 from assay.world.live import World
 
 Standing = Literal["validated", "withdrawn", "unvalidated"]
@@ -27,12 +29,13 @@ class TaskState(BaseModel):
     standing: Standing
     validated_at: str | None = None
     reasons: list[str] = []
+    changed: list[str] = []  # files changed since the task was last validated
 
 
 def standing_of(
     task_id: str, digest: str, validations: Sequence[dict[str, Any]]
 ) -> tuple[Standing, dict[str, Any] | None]:
-    """The standing the latest validation of this very file gives; an edited file is unvalidated."""
+    """The standing the latest validation of these very files gives; an edit makes it unvalidated."""
     matching = [
         entry
         for entry in validations
@@ -58,25 +61,10 @@ def world_states(
         raise UsageError(
             f"--task: unknown task {unknown[0]!r} in world {spec.name} (tasks: {names})"
         )
-    validations = (store or default_store()).latest_validations(spec.name, spec.version)
-    states = []
-    for file in files:
-        if task_ids and file.stem not in task_ids:
-            continue
-        digest = task_hash(file)
-        standing, latest = standing_of(file.stem, digest, validations)
-        states.append(
-            TaskState(
-                task_id=file.stem,
-                file=shown(file),
-                split=_split(file),
-                task_hash=digest,
-                standing=standing,
-                validated_at=latest.get("validated_at") if latest else None,
-                reasons=_reasons(latest["record"]) if latest and not latest["passed"] else [],
-            )
-        )
-    return states
+    chosen = [
+        (file.stem, file, _split(file)) for file in files if not task_ids or file.stem in task_ids
+    ]
+    return _states(root, spec, chosen, store)
 
 
 def withdrawn_chosen(
@@ -89,29 +77,76 @@ def withdrawn_chosen(
     return withdrawn_among(world, select_tasks(world, task_ids, splits), store)
 
 
+def changed_chosen(
+    world: World,
+    task_ids: Sequence[str] = (),
+    splits: Sequence[str] = DEFAULT_SPLITS,
+    store: ValidationStore | None = None,
+) -> list[TaskState]:
+    """The tasks a run would hold that were validated before and whose files changed since."""
+    return changed_among(world, select_tasks(world, task_ids, splits), store)
+
+
 def withdrawn_among(
     world: World, tasks: Sequence[TaskSpec], store: ValidationStore | None = None
 ) -> list[TaskState]:
     """The tasks of `tasks` whose last validation failed, in their order."""
-    validations = (store or default_store()).latest_validations(world.name, world.version)
-    found = []
-    for task in tasks:
-        file = world.task_files[task.id]
-        digest = task_hash(file)
-        standing, latest = standing_of(task.id, digest, validations)
-        if standing == "withdrawn" and latest is not None:
-            found.append(
-                TaskState(
-                    task_id=task.id,
-                    file=shown(file),
-                    split=task.split,
-                    task_hash=digest,
-                    standing=standing,
-                    validated_at=latest.get("validated_at"),
-                    reasons=_reasons(latest["record"]),
-                )
+    return [state for state in states_among(world, tasks, store) if state.standing == "withdrawn"]
+
+
+def changed_among(
+    world: World, tasks: Sequence[TaskSpec], store: ValidationStore | None = None
+) -> list[TaskState]:
+    """The tasks of `tasks` validated before whose files have changed since: unvalidated again."""
+    return [state for state in states_among(world, tasks, store) if state.changed]
+
+
+def states_among(
+    world: World, tasks: Sequence[TaskSpec], store: ValidationStore | None = None
+) -> list[TaskState]:
+    """The standing of each of `tasks`, in their order."""
+    chosen = [(task.id, world.task_files[task.id], task.split) for task in tasks]
+    return _states(world.root, world.spec, chosen, store)
+
+
+def _states(
+    root: Path,
+    spec: WorldSpec,
+    chosen: Sequence[tuple[str, Path, str | None]],
+    store: ValidationStore | None,
+) -> list[TaskState]:
+    validations = (store or default_store()).latest_validations(spec.name, spec.version)
+    shared = world_files(root, spec)  # hashed once for every task of the world
+    states = []
+    for task_id, file, split in chosen:
+        found = fingerprint(root, file, shared)
+        standing, latest = standing_of(task_id, found.digest, validations)
+        states.append(
+            TaskState(
+                task_id=task_id,
+                file=shown(file),
+                split=split,
+                task_hash=found.digest,
+                standing=standing,
+                validated_at=latest.get("validated_at") if latest else None,
+                reasons=_reasons(latest["record"]) if latest and not latest["passed"] else [],
+                changed=[] if latest else _changed(task_id, found, validations),
             )
-    return found
+        )
+    return states
+
+
+def _changed(task_id: str, now: Fingerprint, validations: Sequence[dict[str, Any]]) -> list[str]:
+    """The files that differ from the task's latest validation, if it was ever validated."""
+    earlier = [entry for entry in validations if entry["task_id"] == task_id]
+    if not earlier:
+        return []
+    latest = max(earlier, key=lambda entry: str(entry.get("validated_at") or ""))
+    record = latest.get("record")
+    before = record.get("files") if isinstance(record, dict) else None
+    if not isinstance(before, dict) or not before:
+        return ["(files not recorded by that validation)"]
+    return changed_files(before, now.files)
 
 
 def _split(file: Path) -> str | None:
