@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -29,6 +30,15 @@ def create(api, **body):
     return response.json()
 
 
+def every_endpoint(document: dict) -> list[tuple[str, str]]:
+    """(method, path) of every operation in an OpenAPI document, each path parameter set to `x`."""
+    return [
+        (method.upper(), re.sub(r"\{[^}]+\}", "x", path))
+        for path, operations in document["paths"].items()
+        for method in operations
+    ]
+
+
 ASSAY = str(Path(sys.executable).parent / "assay")
 KEY = "aso_test-operator"  # the operator key of servers the tests start
 
@@ -42,8 +52,8 @@ def free_port() -> int:
 class Server:
     """`assay serve` in a subprocess, on a free port, with its records in `store`."""
 
-    def __init__(self, store: Path, home: Path):
-        self.store, self.home = store, home
+    def __init__(self, store: Path, home: Path, *options: str):
+        self.store, self.home, self.options = store, home, options
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.process: subprocess.Popen[str] | None = None
@@ -59,6 +69,7 @@ class Server:
             str(self.port),
             "--store",
             str(self.store),
+            *self.options,
         ]
         self.process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 30

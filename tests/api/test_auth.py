@@ -5,10 +5,11 @@ from __future__ import annotations
 import warnings
 
 import pytest
-from apikit import OPERATOR, OPERATOR_KEY, bearer, create
+from apikit import OPERATOR, OPERATOR_KEY, bearer, create, every_endpoint
 from worldkit import SHOP
 
 from assay.api import open_api
+from assay.errors import UsageError
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -34,6 +35,47 @@ def test_missing_or_wrong_credentials_are_401(api, two_runs):
         assert response.status_code == 401
         assert response.json()["error"]["code"] == "unauthorized"
     assert api.post("/v1/benchmark-runs", json={"benchmark": "shop"}).status_code == 401
+
+
+NON_ASCII = {
+    "utf-8": "Bearer é-token".encode(),
+    "latin-1": "Bearer é-token".encode("latin-1"),
+    "the operator key and more": f"Bearer {OPERATOR_KEY}€".encode(),
+    "only non-ascii": "Bearer ключ".encode(),
+}
+
+
+@pytest.mark.parametrize("header", NON_ASCII.values(), ids=NON_ASCII)
+def test_a_non_ascii_token_is_401_on_every_endpoint(api, header):
+    endpoints = every_endpoint(api.get("/openapi.json").json())
+    assert len(endpoints) == 10
+    for method, path in endpoints:
+        response = api.request(
+            method, path, params={"task_run_id": "x"}, json={}, headers={"Authorization": header}
+        )
+        assert response.status_code == 401, (method, path, response.text)
+        assert response.json()["error"] == {
+            "code": "unauthorized",
+            "message": "the bearer token is not valid",
+        }
+    assert api.get("/v1/criterion-runs/x", headers=OPERATOR).status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("given", "environment", "named"),
+    [
+        ("clé", None, "operator_key"),
+        (None, "ключ", "ASSAY_API_KEY"),
+        ("tab\tkey", None, "operator_key"),
+    ],
+)
+def test_an_operator_key_no_header_can_carry_is_refused(
+    tmp_path, monkeypatch, given, environment, named
+):
+    monkeypatch.setenv("ASSAY_API_KEY", environment or "")
+    with pytest.raises(UsageError) as refused:
+        open_api([SHOP], store=str(tmp_path / "api.db"), operator_key=given)
+    assert str(refused.value) == f"{named}: the operator key must be printable ASCII"
 
 
 def test_a_run_token_reaches_only_its_own_run(api, two_runs):

@@ -10,11 +10,12 @@ import time
 
 import httpx
 import pytest
-from apikit import ASSAY, KEY, Server, free_port
+from apikit import ASSAY, KEY, Server, bearer, every_endpoint, free_port
 from worldkit import ROOT, SHOP
 
 from assay.client import ApiError, Client
 from assay.runs import open_benchmark
+from assay.runs.store import open_store
 from assay.taskrun.agents import ScriptedAgent
 
 
@@ -157,3 +158,73 @@ def test_serve_refuses_a_bad_world(tmp_path):
     assert done.returncode == 2
     assert done.stderr.startswith("error: ")
     assert "nowhere: not a directory" in done.stderr
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "latin-1"])
+def test_a_non_ascii_token_is_401_on_every_endpoint_and_the_connection_lives_on(server, encoding):
+    header = "Bearer é-token".encode(encoding)
+    with httpx.Client(base_url=server.url) as client:  # one kept-alive connection for all of it
+        endpoints = every_endpoint(client.get("/openapi.json").json())
+        for method, path in endpoints:
+            response = client.request(
+                method,
+                path,
+                params={"task_run_id": "x"},
+                json={},
+                headers={"Authorization": header},
+            )
+            assert response.status_code == 401, (method, path, response.text)
+            assert response.json()["error"]["code"] == "unauthorized"
+        assert client.get("/v1/criterion-runs/x", headers=bearer(KEY)).status_code == 404
+    assert len(endpoints) == 10
+
+
+def test_a_50_mb_body_is_413_and_nothing_is_stored(server):
+    body = b'{"benchmark": "shop@1", "agent": "' + b"x" * 50_000_000 + b'"}'
+    headers = {**bearer(KEY), "content-type": "application/json"}
+    with httpx.Client(base_url=server.url, timeout=60) as client:
+        declared = client.post("/v1/benchmark-runs", content=body, headers=headers)
+        chunked = client.post(
+            "/v1/benchmark-runs",
+            content=(body[i : i + 65536] for i in range(0, len(body), 65536)),
+            headers=headers,
+        )
+        after = client.post("/v1/benchmark-runs", json={"benchmark": "shop@1"}, headers=headers)
+    assert declared.status_code == 413
+    assert declared.json()["error"] == {
+        "code": "payload_too_large",
+        "message": f"the request body is {len(body)} bytes; the limit is 1048576",
+    }
+    assert chunked.status_code == 413
+    assert (
+        chunked.json()["error"]["message"] == "the request body is over the limit of 1048576 bytes"
+    )
+    assert after.status_code == 201
+    with open_store(str(server.store)) as records:
+        assert [run.id for run in records.recent()] == [after.json()["benchmark_run_id"]]
+
+
+def test_serve_takes_its_body_limit_from_the_option_or_the_environment(tmp_path, assay_home):
+    limited = Server(tmp_path / "r.db", assay_home, "--max-body-bytes", "64").start()
+    try:
+        headers = {**bearer(KEY), "content-type": "application/json"}
+        fits = httpx.post(
+            f"{limited.url}/v1/benchmark-runs", content=b"{}" + b" " * 62, headers=headers
+        )
+        over = httpx.post(
+            f"{limited.url}/v1/benchmark-runs", content=b"{}" + b" " * 63, headers=headers
+        )
+    finally:
+        limited.stop()
+    assert (fits.status_code, over.status_code) == (422, 413)
+    done = subprocess.run(
+        [ASSAY, "serve", "--worlds", str(SHOP), "--port", str(free_port())],
+        env={**os.environ, "ASSAY_MAX_BODY_BYTES": "lots"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        "error: ASSAY_MAX_BODY_BYTES: the body limit must be a whole number of bytes, 1 or more\n"
+    )

@@ -14,6 +14,7 @@ from assay.api import benchmark_runs, criterion_runs, task_runs
 from assay.api.auth import Caller
 from assay.api.context import Context
 from assay.api.errors import ErrorBody, install
+from assay.api.limits import DEFAULT_MAX_BODY_BYTES, BodyLimit
 from assay.api.models import (
     Act,
     BenchmarkRunOut,
@@ -55,16 +56,19 @@ Operator = Annotated[Caller, Depends(_operator)]
 
 
 def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    return {status: {"model": ErrorBody} for status in (401, *statuses)}
+    return {status: {"model": ErrorBody} for status in (401, *statuses, 413)}
 
 
-def create_app(context: Context) -> FastAPI:
+def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> FastAPI:
+    """The API over a context; a request body over `max_body_bytes` is 413 `payload_too_large`."""
     app = FastAPI(
         title="assay",
         version=__version__,
-        description="Drive task runs over HTTP and get graded by the state the agent leaves behind.",
+        description="Drive task runs over HTTP and get graded by the state the agent leaves behind. "
+        f"A request body may hold at most {max_body_bytes} bytes (413 `payload_too_large`).",
     )
     app.state.context = context
+    app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
     install(app)
 
     @app.exception_handler(task_runs.Rejected)

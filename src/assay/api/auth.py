@@ -58,7 +58,9 @@ class Auth:
             raise ApiError(
                 401, "unauthorized", "send Authorization: Bearer <operator key or run token>"
             )
-        if hmac.compare_digest(credential, self.operator_key):
+        if not credential.isascii():  # keys and tokens are ASCII: anything else matches nothing
+            raise ApiError(401, "unauthorized", "the bearer token is not valid")
+        if hmac.compare_digest(credential.encode(), self.operator_key.encode()):
             return Caller(operator=True)
         digest = token_hash(credential)
         found = self._known.get(digest) or self.progress.run_of_token(digest)

@@ -12,6 +12,8 @@ from assay.api.app import create_app
 from assay.api.auth import new_key
 from assay.api.catalog import Catalog
 from assay.api.context import Context
+from assay.api.limits import DEFAULT_MAX_BODY_BYTES, MAX_BODY_ENVIRONMENT
+from assay.errors import UsageError
 from assay.runs.store import open_store
 
 KEY_ENVIRONMENT = "ASSAY_API_KEY"
@@ -24,8 +26,32 @@ def open_api(
     store: str | None = None,
     operator_key: str | None = None,
     token_ttl_s: float = DAY_S,
+    max_body_bytes: int | None = None,
 ) -> tuple[FastAPI, str]:
-    """The app and its operator key (from the argument, ASSAY_API_KEY, or made up now)."""
+    """The app and its operator key (from the argument, ASSAY_API_KEY, or made up now).
+
+    max_body_bytes: the largest request body (default ASSAY_MAX_BODY_BYTES, else 1 MiB).
+    """
     key = operator_key or os.environ.get(KEY_ENVIRONMENT) or new_key()
+    if not (key.isascii() and key.isprintable()):  # it travels in a header: ASCII or no match
+        where = "operator_key" if operator_key else KEY_ENVIRONMENT
+        raise UsageError(f"{where}: the operator key must be printable ASCII")
+    limit = _body_limit(max_body_bytes)
     context = Context.open(Catalog(worlds), open_store(store), key, token_ttl_s)
-    return create_app(context), key
+    return create_app(context, limit), key
+
+
+def _body_limit(given: int | None) -> int:
+    if given is not None:
+        where, value = "max_body_bytes", str(given)
+    else:
+        where, value = MAX_BODY_ENVIRONMENT, os.environ.get(MAX_BODY_ENVIRONMENT, "")
+        if not value:
+            return DEFAULT_MAX_BODY_BYTES
+    try:
+        limit = int(value)
+    except ValueError:
+        limit = 0
+    if limit < 1:
+        raise UsageError(f"{where}: the body limit must be a whole number of bytes, 1 or more")
+    return limit

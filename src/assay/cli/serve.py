@@ -23,13 +23,21 @@ def serve(
     token_ttl: Annotated[
         float, typer.Option(min=1, help="Seconds a benchmark run's bearer token lasts.")
     ] = 24 * 3600.0,
+    max_body_bytes: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="The largest request body in bytes; larger is 413 "
+            "(default: $ASSAY_MAX_BODY_BYTES, else 1048576).",
+        ),
+    ] = None,
 ) -> None:
     """Serve worlds over HTTP: benchmark runs, task runs and criterion runs (the v1 flow)."""
     import uvicorn
 
     from assay.api.serve import KEY_ENVIRONMENT, open_api
 
-    app, key = open_api(worlds, store=store, token_ttl_s=token_ttl)
+    app, key = open_api(worlds, store=store, token_ttl_s=token_ttl, max_body_bytes=max_body_bytes)
     if not os.environ.get(KEY_ENVIRONMENT):
         typer.echo(f"operator key: {key}  (set {KEY_ENVIRONMENT} to choose your own)", err=True)
     typer.echo(f"serving {', '.join(str(w) for w in worlds)} on http://{host}:{port}", err=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -69,22 +70,47 @@ class SqlCheck(CheckBase):
         return OPERATORS[value]
 
 
+ANSWER_FLAGS = re.IGNORECASE  # `matches` ignores case, as `contains` and `any_of` do
+
+
 class AnswerCheck(CheckBase):
     kind: Literal["answer"] = Field(alias="assert")
     contains: list[str] = []
     not_contains: list[str] = []
+    any_of: list[str] = []
+    matches: list[str] = []
     number: float | Derived | None = None
     tolerance: float = Field(0.01, ge=0, allow_inf_nan=False)
 
-    @field_validator("contains", "not_contains", mode="before")
+    @field_validator("contains", "not_contains", "any_of", "matches", mode="before")
     @classmethod
     def _one_or_many(cls, value: Any) -> Any:
         return [value] if isinstance(value, str) else value
 
+    @field_validator("any_of", "matches")
+    @classmethod
+    def _nothing_empty(cls, value: list[str]) -> list[str]:
+        if "" in value:
+            raise ValueError("an empty string is found in every answer")
+        return value
+
+    @field_validator("matches")
+    @classmethod
+    def _regular_expressions(cls, value: list[str]) -> list[str]:
+        for pattern in value:
+            try:
+                re.compile(pattern, ANSWER_FLAGS)
+            except re.error as error:
+                raise ValueError(f"{pattern!r} is not a regular expression: {error}") from None
+        return value
+
     @model_validator(mode="after")
     def _something_to_check(self) -> AnswerCheck:
-        if not (self.contains or self.not_contains or self.number is not None):
-            raise ValueError("an answer check needs contains, not_contains or number")
+        conditions = (self.contains, self.not_contains, self.any_of, self.matches)
+        if not (any(conditions) or self.number is not None):
+            raise ValueError(
+                "an answer check needs any_of, matches, contains, not_contains or number"
+            )
         return self
 
 
