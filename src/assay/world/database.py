@@ -46,7 +46,7 @@ class WorldCopy(Database, Protocol):
     def state_hash(self) -> str: ...
 
     def run_limited(
-        self, seconds: float, sql: str, params: Params
+        self, seconds: float, sql: str, params: Params, max_rows: int | None = None
     ) -> tuple[list[str], list[tuple[Any, ...]]]: ...
 
     def close(self) -> None: ...
@@ -153,11 +153,20 @@ class SqliteCopy(SqliteDatabase):
         return self.snapshot.state_hash(self.connection, self.written)
 
     def run_limited(
-        self, seconds: float, sql: str, params: Params
+        self, seconds: float, sql: str, params: Params, max_rows: int | None = None
     ) -> tuple[list[str], list[tuple[Any, ...]]]:
-        """One query on the locked copy; QueryRefused, QueryFailed or QueryTimeout when it fails."""
+        """One query on the locked copy, its first `max_rows` rows (all when None).
+
+        QueryRefused, QueryFailed, QueryLimit or QueryTimeout when it fails.
+        """
         try:
             with deadline(self.connection, seconds):
-                return self.fetch(sql, params)
+                cursor = self.connection.execute(sql, params)
+                try:
+                    names = [column[0] for column in cursor.description or ()]
+                    found = cursor.fetchall() if max_rows is None else cursor.fetchmany(max_rows)
+                finally:
+                    cursor.close()  # ends the statement before the watchdog lets go of it
+                return names, found
         except sqlite3.Error as error:
             raise refused_or_failed(error) from None

@@ -114,8 +114,10 @@ class PostgresCopy(PostgresDatabase):
             return self.reader.fetch(sql, params)
         return super().fetch(sql, params)
 
-    def run_limited(self, seconds: float, sql: str, params: Params) -> Rows:
-        return self._reading().run_limited(seconds, sql, params)
+    def run_limited(
+        self, seconds: float, sql: str, params: Params, max_rows: int | None = None
+    ) -> Rows:
+        return self._reading().run_limited(seconds, sql, params, max_rows)
 
     def state_hash(self) -> str:
         """Content hash of the copy, equal to SQLite's for the same content."""
