@@ -13,6 +13,7 @@ from worldkit import DESK_WORLD, write_world
 
 from assay.sdk import TaskRun
 from assay.world import limits
+from assay.world.guard import QueryLimit
 
 
 def _run(tmp_path, open_world, sql: str, timeout_s: float = 2.0):
@@ -127,3 +128,16 @@ def test_a_check_on_postgresql_sorts_within_its_own_work_mem(tmp_path, open_worl
         pytest.skip("work_mem is PostgreSQL's")
     result = _run(tmp_path, open_world, "SELECT current_setting('work_mem')")
     assert result.checks[0].evidence["actual"] == "4MB"
+
+
+def test_a_value_past_the_cap_stops_the_check_but_not_the_state_hash(reset, any_shop, backend):
+    live = reset(any_shop.world)
+    live.db.execute("UPDATE orders SET address = ? WHERE id = 'A-1042'", "x" * (17 << 20))
+    live.freeze()
+    assert len(live.db.state_hash()) == 64
+    sql = "SELECT length(address) FROM orders WHERE id = 'A-1042'"
+    if backend == "sqlite":
+        with pytest.raises(QueryLimit, match=r"^stopped: a value passed the 16 MB limit$"):
+            live.db.run_limited(2.0, sql, {})
+    else:
+        assert live.db.run_limited(2.0, sql, {})[1] == [(17 << 20,)]

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from assay.world.snapshot import Snapshot
 
 Params = Sequence[Any] | Mapping[str, Any]
+UNCAPPED = 2**31 - 1  # SQLite lowers it to the largest length it was built for
 
 
 class Written(NamedTuple):
@@ -150,7 +151,12 @@ class SqliteCopy(SqliteDatabase):
         lock_readonly(self.connection)
 
     def state_hash(self) -> str:
-        return self.snapshot.state_hash(self.connection, self.written)
+        """Content hash of the copy; the checks' cap on a value's length does not apply to it."""
+        capped = self.connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, UNCAPPED)
+        try:
+            return self.snapshot.state_hash(self.connection, self.written)
+        finally:
+            self.connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, capped)
 
     def run_limited(
         self, seconds: float, sql: str, params: Params, max_rows: int | None = None
