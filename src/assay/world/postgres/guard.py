@@ -5,7 +5,8 @@ it. The role holds SELECT grants and nothing else; each query runs through a cur
 CURSOR FOR`, which takes one SELECT and nothing else) inside `BEGIN READ ONLY`, after a first
 query has fixed the snapshot, so neither `SET TRANSACTION READ WRITE` nor
 `set_config('transaction_read_only', ...)` can lift it; `statement_timeout` stops it in time,
-`work_mem` bounds its sorts and hashes, and only the rows asked for are fetched.
+`work_mem` bounds its sorts and hashes, only the rows asked for are fetched, and a row over 16 MB
+stops it before it is sent.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from psycopg import errors
 
 from assay.world.database import Params, Queries, Written
 from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout
+from assay.world.limits import VALUE_LIMIT
 from assay.world.postgres.translate import TranslationError, Translator
 
 Rows = tuple[list[str], list[tuple[Any, ...]]]
@@ -26,7 +28,22 @@ BEGIN = (
     "BEGIN TRANSACTION READ ONLY; SELECT set_config('statement_timeout', '{ms}', true), "
     f"set_config('work_mem', '{WORK_MEM}', true)"
 )
-DECLARE = "DECLARE assay_read NO SCROLL CURSOR FOR "
+# Every row is measured before it leaves the server; the template defines the function that stops it.
+DECLARE = (
+    "DECLARE assay_read NO SCROLL CURSOR FOR SELECT * FROM ({}) AS assay_row"
+    " WHERE public.sandbox_row_fits(pg_column_size(assay_row.*))"
+)
+ROW_CAP = f"""
+CREATE FUNCTION public.sandbox_row_fits(size integer) RETURNS boolean
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+    IF size > {VALUE_LIMIT} THEN
+        RAISE EXCEPTION 'a row passed the {VALUE_LIMIT >> 20} MB limit'
+            USING ERRCODE = 'program_limit_exceeded';
+    END IF;
+    RETURN true;
+END $$
+"""
 REFUSALS = (
     errors.ReadOnlySqlTransaction,
     errors.InsufficientPrivilege,
@@ -65,7 +82,7 @@ class ReadOnlyDatabase(Queries):
         milliseconds = 0 if seconds is None else max(1, round(seconds * 1000))
         self.connection.execute(BEGIN.format(ms=milliseconds))
         try:
-            self.connection.execute(DECLARE + statement.text, values, prepare=True)
+            self.connection.execute(DECLARE.format(statement.text), values, prepare=True)
             size = "ALL" if max_rows is None else str(max_rows)
             cursor = self.connection.execute(f"FETCH FORWARD {size} FROM assay_read")
             return [column.name for column in cursor.description or ()], cursor.fetchall()

@@ -18,6 +18,7 @@ from assay.errors import SpecError
 from assay.spec.files import shown
 from assay.spec.world import RESERVED_PREFIX, WorldSpec
 from assay.world.postgres.database import PostgresDatabase
+from assay.world.postgres.guard import ROW_CAP
 from assay.world.postgres.roles import grant_and_revoke
 from assay.world.postgres.schema import SchemaError, rowid_triggers, translate_schema
 from assay.world.postgres.server import Server
@@ -143,6 +144,7 @@ def _fill(server: Server, db: PostgresDatabase, root: Path, spec: WorldSpec) -> 
         if db.value(f"SELECT count(*) FROM {table}"):
             raise SpecError(world_file, "database.seed", f"seeds may not fill {table}")
     tables = _tables(db)
+    db.connection.execute(ROW_CAP)
     grant_and_revoke(db.connection, server.check_role, server.world_role)
     return {
         "columns": {table: _columns(db, table) for table in tables},
