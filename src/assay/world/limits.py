@@ -33,11 +33,13 @@ class Watchdog:
     @contextmanager
     def guard(self, connection: sqlite3.Connection, seconds: float) -> Iterator[None]:
         number = next(self._numbers)
+        due = time.monotonic() + seconds
         with self._wake:
             self._start()
-            heapq.heappush(self._due, (time.monotonic() + seconds, number, connection))
+            if not self._due or due < self._due[0][0]:
+                self._wake.notify()  # else it wakes in time anyway: no thread switch per query
+            heapq.heappush(self._due, (due, number, connection))
             self._live.add(number)
-            self._wake.notify()
         try:
             yield
         finally:
