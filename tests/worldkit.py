@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # What each backend says when a read-only query tries to delete, after "refused: ".
 WRITE_REFUSED = {
     "sqlite": "not authorized",
-    "postgresql": "cannot execute DELETE in a read-only transaction",
+    "postgresql": "only a query may run here, not DELETE",
 }
 SHOP = ROOT / "worlds" / "shop"
 

@@ -9,7 +9,7 @@ from assay.spec.checks import Derived, SqlCheck
 from assay.verify.compare import SYMBOLS, compare, describe
 from assay.verify.context import VerifyContext
 from assay.verify.model import CheckRun
-from assay.world.guard import QueryFailed, QueryRefused, QueryTimeout
+from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout
 
 SHAPE = "a check needs exactly one row of one column"
 
@@ -24,7 +24,7 @@ def run_sql_check(check: SqlCheck, context: VerifyContext) -> CheckRun:
         expected = derive(check.expect, context, check.name)
         evidence["expected"] = expected
         names, rows = _query(context, check.db, check.sql, check.params, check.name)
-    except (_Refused, QueryTimeout) as stopped:
+    except (_Refused, QueryTimeout, QueryLimit) as stopped:
         return _result(check, False, f"the query was {stopped}", {**evidence, "actual": None})
     shape = _shape(names, rows)
     if shape:
@@ -45,7 +45,7 @@ def derive(wanted: Any, context: VerifyContext, name: str) -> Any:
         return wanted
     try:
         names, rows = _query(context, wanted.db, wanted.sql, wanted.params, name)
-    except (_Refused, QueryTimeout) as stopped:
+    except (_Refused, QueryTimeout, QueryLimit) as stopped:
         raise CheckError(
             f"check {name!r}: the query deriving its expectation was {stopped}"
         ) from None
@@ -59,7 +59,7 @@ def _query(
     context: VerifyContext, db: str, sql: str, params: dict[str, Any], name: str
 ) -> tuple[list[str], list[tuple[Any, ...]]]:
     try:
-        return context.view(db).fetch(sql, params)
+        return context.view(db).head(sql, params, 2)  # two rows tell one from many
     except QueryRefused as refused:
         raise _Refused(str(refused)) from None
     except QueryFailed as failed:
@@ -70,7 +70,7 @@ def _shape(names: list[str], rows: list[tuple[Any, ...]]) -> str | None:
     if len(names) != 1:
         return f"the query returned {len(names)} columns ({', '.join(names)})"
     if len(rows) != 1:
-        return "the query returned no rows" if not rows else f"the query returned {len(rows)} rows"
+        return "the query returned no rows" if not rows else "the query returned more than one row"
     return None
 
 

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from assay.world.snapshot import Snapshot
 
 Params = Sequence[Any] | Mapping[str, Any]
+UNCAPPED = 2**31 - 1  # SQLite lowers it to the largest length it was built for
 
 
 class Written(NamedTuple):
@@ -46,7 +47,7 @@ class WorldCopy(Database, Protocol):
     def state_hash(self) -> str: ...
 
     def run_limited(
-        self, seconds: float, sql: str, params: Params
+        self, seconds: float, sql: str, params: Params, max_rows: int | None = None
     ) -> tuple[list[str], list[tuple[Any, ...]]]: ...
 
     def close(self) -> None: ...
@@ -150,14 +151,28 @@ class SqliteCopy(SqliteDatabase):
         lock_readonly(self.connection)
 
     def state_hash(self) -> str:
-        return self.snapshot.state_hash(self.connection, self.written)
+        """Content hash of the copy; the checks' cap on a value's length does not apply to it."""
+        capped = self.connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, UNCAPPED)
+        try:
+            return self.snapshot.state_hash(self.connection, self.written)
+        finally:
+            self.connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, capped)
 
     def run_limited(
-        self, seconds: float, sql: str, params: Params
+        self, seconds: float, sql: str, params: Params, max_rows: int | None = None
     ) -> tuple[list[str], list[tuple[Any, ...]]]:
-        """One query on the locked copy; QueryRefused, QueryFailed or QueryTimeout when it fails."""
+        """One query on the locked copy, its first `max_rows` rows (all when None).
+
+        QueryRefused, QueryFailed, QueryLimit or QueryTimeout when it fails.
+        """
         try:
             with deadline(self.connection, seconds):
-                return self.fetch(sql, params)
+                cursor = self.connection.execute(sql, params)
+                try:
+                    names = [column[0] for column in cursor.description or ()]
+                    found = cursor.fetchall() if max_rows is None else cursor.fetchmany(max_rows)
+                finally:
+                    cursor.close()  # ends the statement before the watchdog lets go of it
+                return names, found
         except sqlite3.Error as error:
             raise refused_or_failed(error) from None

@@ -8,9 +8,10 @@ allows only reading actions, whatever the statement text says.
 from __future__ import annotations
 
 import sqlite3
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
+
+from assay.world.limits import VALUE_LIMIT, cap_heap, watchdog
 
 READING = frozenset(
     {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
@@ -28,10 +29,12 @@ def _authorize_read(action: int, first: str | None, second: str | None, *_: obje
 
 
 def lock_readonly(connection: sqlite3.Connection) -> None:
-    """From now on the connection can read and nothing else."""
+    """From now on the connection can read and nothing else, and no value it makes is huge."""
     connection.execute("PRAGMA query_only = ON")
     connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+    connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, VALUE_LIMIT)
     connection.set_authorizer(_authorize_read)
+    cap_heap()
 
 
 def track_writes(connection: sqlite3.Connection, written: set[str]) -> None:
@@ -49,6 +52,10 @@ class QueryTimeout(Exception):
     """A query ran past its time limit and was stopped."""
 
 
+class QueryLimit(Exception):
+    """A query passed a limit on what it may hold (a value's size, memory, columns) and was stopped."""
+
+
 class QueryRefused(Exception):
     """The database refused a read-only query because it tried to do more than read."""
 
@@ -59,29 +66,35 @@ class QueryFailed(Exception):
 
 # What SQLite says when the lock above stops a statement; anything else is a failed query.
 REFUSAL_TEXTS = ("not authorized", "readonly", "attached databases")
+TOO_BIG = f"stopped: a value passed the {VALUE_LIMIT >> 20} MB limit"
+OUT_OF_MEMORY = "stopped: SQLite ran out of the memory this process may use"
 
 
-def refused_or_failed(error: sqlite3.Error) -> QueryRefused | QueryFailed:
+def refused_or_failed(error: sqlite3.Error) -> QueryRefused | QueryFailed | QueryLimit:
     """The backend-neutral form of an error from a locked connection (the PostgreSQL guard's too)."""
     text = str(error)
     if "one statement at a time" in text:
         return QueryRefused("refused: one statement at a time")
     if any(marker in text for marker in REFUSAL_TEXTS):
         return QueryRefused(f"refused: {text}")
+    if "too big" in text:
+        return QueryLimit(TOO_BIG)
     return QueryFailed(text)
 
 
 @contextmanager
 def deadline(connection: sqlite3.Connection, seconds: float) -> Iterator[None]:
-    """Interrupt any statement that runs longer than `seconds`."""
-    end = time.monotonic() + seconds
-    expired: Callable[[], int] = lambda: 1 if time.monotonic() > end else 0  # noqa: E731
-    connection.set_progress_handler(expired, 10_000)
+    """Interrupt any statement that runs longer than `seconds`; a query out of memory is stopped.
+
+    A watchdog thread interrupts the connection at the deadline; SQLite stops at its next step, so
+    one function call runs to its end (the length limit keeps such a call short).
+    """
     try:
-        yield
+        with watchdog.guard(connection, seconds):
+            yield
     except sqlite3.OperationalError as error:
         if "interrupted" in str(error):
             raise QueryTimeout(f"stopped after {seconds:g}s") from None
         raise
-    finally:
-        connection.set_progress_handler(None, 0)
+    except MemoryError:
+        raise QueryLimit(OUT_OF_MEMORY) from None

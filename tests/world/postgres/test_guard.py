@@ -97,3 +97,40 @@ def test_a_refused_check_fails_with_details(frozen, shop_on_postgres) -> None:
     assert not run.passed
     assert run.details.startswith("the query was refused: ")
     _unchanged(frozen)
+
+
+# What a check could do before inside its read-only transaction; each is refused now.
+OUTSIDE_ITS_QUESTION = [
+    "SELECT datname FROM pg_database",
+    "SELECT count(*) FROM pg_stat_database",
+    "SELECT count(*) FROM pg_stat_activity",
+    "SELECT count(*) FROM pg_roles",
+    "SELECT lo_create(0)",
+    "SELECT pg_advisory_lock(1)",
+    "SELECT pg_try_advisory_lock(1, 2)",
+    "SELECT pg_notify('channel', 'x')",
+    "SELECT txid_current()",
+    "SELECT pg_current_xact_id()",
+    "SELECT pg_terminate_backend(pg_backend_pid())",
+    "ANALYZE",
+    "ANALYZE orders",
+    "NOTIFY channel",
+]
+
+
+@pytest.mark.parametrize("sql", OUTSIDE_ITS_QUESTION)
+def test_the_check_role_may_only_ask_about_the_world(frozen, sql: str) -> None:
+    with pytest.raises(QueryRefused, match=r"^refused: "):
+        frozen.db.run_limited(2.0, sql, {})
+    assert frozen.db.run_limited(2.0, "SELECT count(*) FROM orders", {})[1] == [(10,)]
+
+
+def test_an_advisory_lock_taken_before_does_not_outlive_the_check(frozen) -> None:
+    """The lock functions are revoked, so no check leaves a session lock behind."""
+    with pytest.raises(QueryRefused):
+        frozen.db.run_limited(2.0, "SELECT pg_advisory_lock(42)", {})
+    admin = frozen.world.backend.server
+    held = admin.command(
+        psycopg.sql.SQL("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'")
+    )
+    assert held == [(0,)]

@@ -15,7 +15,7 @@ from assay.world.database import Params, Written
 from assay.world.guard import QueryRefused
 from assay.world.postgres.database import PostgresDatabase
 from assay.world.postgres.guard import ReadOnlyDatabase, Rows
-from assay.world.postgres.server import PREFIX, Server
+from assay.world.postgres.server import PREFIX, Login, Server
 from assay.world.postgres.template import Template, load_template, table_digest
 from assay.world.postgres.translate import Translator
 from assay.world.seed import first_line
@@ -58,11 +58,11 @@ class PostgresBackend:
         """A database of its own for one task run; EnvironmentFailure if the server refuses."""
         name = self.server.new_name("r")
         try:
-            self.server.create_database(name, self.snapshot.name)
+            login = self.server.create_copy(name, self.snapshot.name)
         except psycopg.Error as error:
             raise EnvironmentFailure(f"CREATE DATABASE failed: {first_line(error)}") from None
         try:
-            return PostgresCopy(self, name)
+            return PostgresCopy(self, name, login)
         except BaseException:
             self.server.drop_copy(name)
             raise
@@ -79,10 +79,10 @@ class PostgresBackend:
 
 
 class PostgresCopy(PostgresDatabase):
-    """One task run's database: written through the world's connection, then read-only as checks."""
+    """One task run's database: written as its own role, then read-only as the check role."""
 
-    def __init__(self, backend: PostgresBackend, name: str):
-        super().__init__(backend.server.connect(name), backend.translator)
+    def __init__(self, backend: PostgresBackend, name: str, login: Login):
+        super().__init__(backend.server.connect(name, login=login), backend.translator)
         self.source = backend  # not `backend`: that names the kind of database, as on SQLite
         self.name = name
         self.reader: ReadOnlyDatabase | None = None
@@ -114,8 +114,10 @@ class PostgresCopy(PostgresDatabase):
             return self.reader.fetch(sql, params)
         return super().fetch(sql, params)
 
-    def run_limited(self, seconds: float, sql: str, params: Params) -> Rows:
-        return self._reading().run_limited(seconds, sql, params)
+    def run_limited(
+        self, seconds: float, sql: str, params: Params, max_rows: int | None = None
+    ) -> Rows:
+        return self._reading().run_limited(seconds, sql, params, max_rows)
 
     def state_hash(self) -> str:
         """Content hash of the copy, equal to SQLite's for the same content."""

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+import secrets
 import threading
 import uuid
 from collections.abc import Callable
+from contextlib import suppress
 from functools import cached_property
 from typing import Any
 
@@ -17,6 +19,8 @@ from assay.world.postgres.values import sqlite_values
 
 PREFIX = re.compile(r"^[a-z][a-z0-9_]{0,19}$")
 GONE = (psycopg.errors.DuplicateObject, psycopg.errors.UniqueViolation)
+LIMITED = "NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS"
+Login = tuple[str, str]  # a role and its password
 
 
 class Server:
@@ -27,6 +31,7 @@ class Server:
         self.prefix = prefix
         self.problem = problem
         self.check_role = f"{prefix}_check"
+        self.world_role = f"{prefix}_world"  # each task run's role is a member
         self._lock = threading.Lock()
         self._admin: psycopg.Connection[Any] | None = None
 
@@ -34,26 +39,34 @@ class Server:
     def adapters(self) -> Any:
         return sqlite_values()
 
-    def conninfo(self, dbname: str | None = None, *, check: bool = False) -> str:
+    def conninfo(
+        self, dbname: str | None = None, *, check: bool = False, login: Login | None = None
+    ) -> str:
+        """The URL's parameters, for `dbname`, as the check role or as a task run's `login`."""
         params = conninfo_to_dict(self.url)
         if dbname is not None:
             params["dbname"] = dbname
         if check:
             params["user"] = self.check_role
             params.pop("password", None)
+        if login is not None:
+            params["user"], params["password"] = login
         return make_conninfo(**params)
 
-    def connect(self, dbname: str, *, check: bool = False) -> psycopg.Connection[Any]:
-        """An autocommit connection to `dbname`, as the admin user or as the check role."""
+    def connect(
+        self, dbname: str, *, check: bool = False, login: Login | None = None
+    ) -> psycopg.Connection[Any]:
+        """An autocommit connection to `dbname`: as the admin, the check role or a task run's role."""
         try:
             return psycopg.connect(
-                self.conninfo(dbname, check=check), autocommit=True, context=self.adapters
+                self.conninfo(dbname, check=check, login=login),
+                autocommit=True,
+                context=self.adapters,
             )
         except psycopg.OperationalError as error:
-            who = f"as {self.check_role} " if check else ""
-            raise self.problem(
-                f"cannot connect {who}to database {dbname}: {_first(error)}"
-            ) from None
+            who = self.check_role if check else login[0] if login else None
+            where = f"as {who} to database {dbname}" if who else f"to database {dbname}"
+            raise self.problem(f"cannot connect {where}: {_first(error)}") from None
 
     def admin(self) -> psycopg.Connection[Any]:
         """The connection that creates and drops databases (to the database the URL names)."""
@@ -98,25 +111,57 @@ class Server:
             sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
         )
 
+    def create_copy(self, name: str, template: str) -> Login:
+        """A task run's database and its own login role (the same name), which only it may enter."""
+        login = (name, secrets.token_urlsafe(24))
+        self.command(
+            sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} " + LIMITED + " INHERIT IN ROLE {}").format(
+                sql.Identifier(name), sql.Literal(login[1]), sql.Identifier(self.world_role)
+            )
+        )
+        try:
+            self.create_database(name, template)
+            self.connect_only(name, name, self.check_role)
+        except BaseException:
+            self.drop_copy(name)
+            raise
+        return login
+
+    def connect_only(self, database: str, *roles: str) -> None:
+        """Only `roles` (and the admin) may connect to `database`; a new one lets PUBLIC in."""
+        self.command(
+            sql.SQL("REVOKE ALL ON DATABASE {} FROM PUBLIC").format(sql.Identifier(database))
+        )
+        self.command(
+            sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(
+                sql.Identifier(database), sql.SQL(", ").join(map(sql.Identifier, roles))
+            )
+        )
+
     def drop_copy(self, name: str) -> None:
+        """Drop a task run's database, then its role."""
         self.command(
             sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
         )
+        with suppress(psycopg.errors.DependentObjectsStillExist):  # drop_everything retries
+            self.command(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(name)))
 
-    def ensure_check_role(self) -> None:
-        """The login role checks run as: it may read what it is granted, in read-only transactions."""
-        role = sql.Identifier(self.check_role)
-        if self.command(sql.SQL("SELECT 1 FROM pg_roles WHERE rolname = %s"), [self.check_role]):
+    def ensure_roles(self) -> None:
+        """The check role (logs in, reads, read-only by default) and the task runs' world role."""
+        check, world = sql.Identifier(self.check_role), sql.Identifier(self.world_role)
+        if self._missing(self.world_role):
+            with suppress(*GONE):  # another process made it first
+                self.command(sql.SQL("CREATE ROLE {} NOLOGIN " + LIMITED).format(world))
+        if not self._missing(self.check_role):
             return
         try:
-            self.command(
-                sql.SQL(
-                    "CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION"
-                ).format(role)
-            )
+            self.command(sql.SQL("CREATE ROLE {} LOGIN " + LIMITED + " NOINHERIT").format(check))
         except GONE:
             return  # another process made it first
-        self.command(sql.SQL("ALTER ROLE {} SET default_transaction_read_only = on").format(role))
+        self.command(sql.SQL("ALTER ROLE {} SET default_transaction_read_only = on").format(check))
+
+    def _missing(self, role: str) -> bool:
+        return not self.command(sql.SQL("SELECT 1 FROM pg_roles WHERE rolname = %s"), [role])
 
     def databases(self) -> list[str]:
         """Every database this prefix named (templates, copies, builds), oldest first."""
@@ -127,10 +172,15 @@ class Server:
         return [row[0] for row in found]
 
     def drop_everything(self) -> None:
-        """Drop every database and the role this prefix named (templates included)."""
+        """Drop every database and every role this prefix named (templates included)."""
         for name in self.databases():
             self.drop_database(name)
-        self.command(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(self.check_role)))
+        found = self.command(
+            sql.SQL("SELECT rolname FROM pg_roles WHERE rolname ~ %s ORDER BY oid"),
+            [f"^{self.prefix}_r_"],
+        )
+        for role in [row[0] for row in found] + [self.world_role, self.check_role]:
+            self.command(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(role)))
 
     def close(self) -> None:
         if self._admin is not None:

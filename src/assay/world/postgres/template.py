@@ -18,6 +18,8 @@ from assay.errors import SpecError
 from assay.spec.files import read_text, shown
 from assay.spec.world import RESERVED_PREFIX, WorldSpec
 from assay.world.postgres.database import PostgresDatabase
+from assay.world.postgres.guard import ROW_CAP
+from assay.world.postgres.roles import grant_and_revoke
 from assay.world.postgres.schema import SchemaError, rowid_triggers, translate_schema
 from assay.world.postgres.server import Server
 from assay.world.postgres.translate import Translator
@@ -25,7 +27,7 @@ from assay.world.reserved import POSTGRES_DDL, RESERVED_ROWIDS, RESERVED_TABLES
 from assay.world.seed import first_line, load_seed
 from assay.world.snapshot import digest_rows, snapshot_key
 
-BACKEND = "postgresql-1"  # bump when the translation changes what a template holds
+BACKEND = "postgresql-2"  # bump when the translation changes what a template holds
 
 TABLES = "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename"
 COLUMNS = (
@@ -63,10 +65,12 @@ def load_template(server: Server, root: Path, spec: WorldSpec) -> Template:
     """The world's template database: found on the server, else built now."""
     key = snapshot_key(root, spec, BACKEND)
     name = template_name(server, spec, key)
+    server.ensure_roles()
     template = _read(server, name, key) or _build(server, root, spec, key, name)
     if not server.exists(template.initial):
         with suppress(errors.DuplicateDatabase):  # another process made it first
             server.create_database(template.initial, template.name)
+            server.connect_only(template.initial, server.check_role)
     return template
 
 
@@ -86,7 +90,6 @@ def _read(server: Server, name: str, key: str) -> Template | None:
 
 
 def _build(server: Server, root: Path, spec: WorldSpec, key: str, name: str) -> Template:
-    server.ensure_check_role()
     building = server.new_name("b")
     server.create_empty(building)
     try:
@@ -141,12 +144,8 @@ def _fill(server: Server, db: PostgresDatabase, root: Path, spec: WorldSpec) -> 
         if db.value(f"SELECT count(*) FROM {table}"):
             raise SpecError(world_file, "database.seed", f"seeds may not fill {table}")
     tables = _tables(db)
-    db.connection.execute(
-        sql.SQL("GRANT SELECT ON ALL TABLES IN SCHEMA public TO {}").format(
-            sql.Identifier(server.check_role)
-        )
-    )
-    db.connection.execute("REVOKE CREATE ON SCHEMA public FROM PUBLIC")
+    db.connection.execute(ROW_CAP)
+    grant_and_revoke(db.connection, server.check_role, server.world_role)
     return {
         "columns": {table: _columns(db, table) for table in tables},
         "digests": {table: table_digest(db.connection, table) for table in tables},

@@ -47,6 +47,8 @@ class Statement:
     positional: int
     writes: frozenset[str]
     returning: str | None
+    count: int = 1  # statements in the text
+    query: bool = True  # one SELECT (or WITH … SELECT, UNION, …): what a cursor may run
 
     def bind(self, params: Sequence[Any] | Mapping[str, Any]) -> dict[str, Any] | None:
         """psycopg's parameters for SQLite-style `params` (a sequence for `?`, a mapping for `:name`)."""
@@ -96,6 +98,8 @@ class Translator:
             positional=positional,
             writes=frozenset(writes),
             returning=returning,
+            count=len(trees),
+            query=len(trees) == 1 and isinstance(trees[0], exp.Query),
         )
 
     def _add_returning(self, tree: exp.Insert) -> str | None:
