@@ -183,8 +183,8 @@ class _Dispatch:
         if kind == "failed":
             raise body  # type: ignore[misc]
         worker.run = None
-        self._hand_out(worker)  # before storing, so the worker does not wait on the store
         self.on_result(TaskRunResult.model_validate_json(body))  # type: ignore[arg-type]
+        self._hand_out(worker)  # after the result is kept: begun and not kept stay ≤ workers
 
 
 @contextmanager
