@@ -8,10 +8,10 @@ import signal
 import subprocess
 import sys
 import time
-from contextlib import suppress
 from pathlib import Path
 
 import pytest
+from processkit import children, wait_until_gone
 from sqlalchemy import create_engine, text
 from worldkit import SHOP
 
@@ -75,33 +75,6 @@ def store_url(request, tmp_path) -> str:
     if request.param == "postgresql":
         return request.getfixturevalue("empty_postgres_store")
     return f"sqlite:///{tmp_path / 'records.db'}"
-
-
-def children(pid: int) -> set[int]:
-    """The living processes whose parent is `pid` (read from /proc)."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and _state(int(entry.name)) not in (None, "Z"):
-            with suppress(OSError, IndexError):
-                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
-                    found.add(int(entry.name))
-    return found
-
-
-def _state(pid: int) -> str | None:
-    try:
-        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return None
-
-
-def wait_until_gone(pids: set[int]) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if all(_state(pid) in (None, "Z") for pid in pids):
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"processes {sorted(pids)} outlived the run they worked for")
 
 
 def wait_for(url: str, sql: str, wanted: list[tuple], process: subprocess.Popen) -> None:

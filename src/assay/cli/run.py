@@ -218,7 +218,8 @@ def _refuse_with_resume(task: list[str] | None, split: list[str] | None, repeats
 
 @contextmanager
 def _cancel_on_terminate() -> Iterator[None]:
-    """SIGTERM cancels like Ctrl-C, so the run is marked cancelled and its finished task runs kept."""
+    """SIGTERM cancels like Ctrl-C: exit 130 with one line, no traceback. While task runs are
+    running the executor takes both over (the first lets those in flight finish)."""
 
     def interrupt(_signal: int, _frame: object) -> None:
         raise KeyboardInterrupt
@@ -226,6 +227,9 @@ def _cancel_on_terminate() -> Iterator[None]:
     previous = signal.signal(signal.SIGTERM, interrupt)
     try:
         yield
+    except KeyboardInterrupt:
+        typer.echo("cancelled", err=True)
+        raise typer.Exit(130) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
 

@@ -1,8 +1,16 @@
-"""Executors run planned task runs; the loop does not care whether they run here or elsewhere."""
+"""Executors run planned task runs; the loop does not care whether they run here or elsewhere.
+
+A stop (the first Ctrl-C or SIGTERM) starts nothing new: the task runs in flight finish and are
+reported, then the executor raises KeyboardInterrupt. A second one raises it at once.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import signal
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Protocol
 
 from assay.runs.benchmark import Benchmark
@@ -13,6 +21,8 @@ from assay.taskrun.agents.resolve import agent_factory
 
 OnResult = Callable[[TaskRunResult], None]
 OnStart = Callable[[PlannedRun], None]
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 class Executor(Protocol):
@@ -25,8 +35,40 @@ class Executor(Protocol):
         on_start: OnStart,
     ) -> None:
         """Run every planned task run: `on_start(run)` as one begins, `on_result(result)` as it
-        finishes (always in that order, each once, in the calling thread)."""
+        finishes (always in that order, each once, in the calling thread). Stopped before every
+        one began, it raises KeyboardInterrupt once those in flight are reported."""
         ...
+
+
+@dataclass
+class Stop:
+    """Asked for by the first Ctrl-C or SIGTERM; the second stops at once (KeyboardInterrupt)."""
+
+    requested: bool = False
+
+    def ask(self, _signal: int = 0, _frame: object = None) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+
+
+@contextmanager
+def stopping() -> Iterator[Stop]:
+    """While running task runs, Ctrl-C and SIGTERM ask to stop rather than break off what is in
+    flight. Signals are the main thread's only, and one the caller ignores stays ignored."""
+    stop = Stop()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+    previous = {number: signal.getsignal(number) for number in STOP_SIGNALS}
+    for number, handler in previous.items():
+        if handler is not signal.SIG_IGN:
+            signal.signal(number, stop.ask)
+    try:
+        yield stop
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler if handler is not None else signal.SIG_DFL)
 
 
 class SerialExecutor:
@@ -41,15 +83,18 @@ class SerialExecutor:
         on_start: OnStart,
     ) -> None:
         make_agent = agent_factory(agent)
-        for run in planned:
-            task = benchmark.tasks[run.task_id]
-            on_start(run)
-            result = run_task(
-                benchmark,
-                task,
-                make_agent(task),
-                run_id=run.id,
-                repeat=run.repeat,
-                agent_name=agent,
-            )
-            on_result(result)
+        with stopping() as stop:
+            for run in planned:
+                if stop.requested:
+                    raise KeyboardInterrupt
+                task = benchmark.tasks[run.task_id]
+                on_start(run)
+                result = run_task(
+                    benchmark,
+                    task,
+                    make_agent(task),
+                    run_id=run.id,
+                    repeat=run.repeat,
+                    agent_name=agent,
+                )
+                on_result(result)

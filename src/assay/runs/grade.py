@@ -53,6 +53,8 @@ def grade(
     duplicates = int(live.db.value(DUPLICATES) or 0)
     scored = score_task(checks, scored=error is None)
     task = session.task
+    final_state_hash = live.db.state_hash()
+    duration = _since(started)
     return TaskRunResult(
         id=run_id,
         task_id=task.id,
@@ -72,17 +74,24 @@ def grade(
         summary=summarize(rollout, scored.outcome, checks, duplicates, task.max_contacts),
         output=rollout.output,
         error=error,
-        final_state_hash=live.db.state_hash(),
-        started_at=now(),
-        duration_s=round(time.perf_counter() - started, 6) if started is not None else 0.0,
+        final_state_hash=final_state_hash,
+        started_at=now(ago_s=duration),
+        duration_s=duration,
         trajectory=rollout.trajectory(),
     )
 
 
 def world_failed(
-    task: TaskSpec, message: str, *, run_id: str, repeat: int = 0, agent: str = ""
+    task: TaskSpec,
+    message: str,
+    *,
+    run_id: str,
+    repeat: int = 0,
+    agent: str = "",
+    started: float | None = None,
 ) -> TaskRunResult:
     """The result of a task run whose world could not even be set up: not scored, nothing run."""
+    duration = _since(started)
     return TaskRunResult(
         id=run_id,
         task_id=task.id,
@@ -112,9 +121,14 @@ def world_failed(
         output="",
         error=RunError(side="world", message=message),
         final_state_hash="",
-        started_at=now(),
-        duration_s=0.0,
+        started_at=now(ago_s=duration),
+        duration_s=duration,
     )
+
+
+def _since(started: float | None) -> float:
+    """Seconds since `started` (a `time.perf_counter()`); 0 when nobody noted the start."""
+    return round(time.perf_counter() - started, 6) if started is not None else 0.0
 
 
 def _status(rollout: Rollout, error: RunError | None) -> Status:

@@ -1,8 +1,10 @@
-"""Task runs in a pool of worker processes (spawn); each worker loads the world once.
+"""Task runs in worker processes (spawn); each worker loads the world once.
 
-A worker gets the world's path, the agent's name and each PlannedRun, says when it begins one
-(its id on a queue the parent drains), and sends back the TaskRunResult as JSON, so results are
-the same whatever the number of workers.
+The parent hands each worker one PlannedRun at a time, so no more than `workers` are ever in
+flight and nothing is queued that a stop would have to take back. A worker says when it begins a
+task run and sends back the TaskRunResult as JSON, on its own pipe, so the start always comes
+first and results are the same whatever the number of workers. Workers ignore Ctrl-C and SIGTERM,
+which reach the whole process group from a terminal, `timeout` or CI: the parent decides.
 """
 
 from __future__ import annotations
@@ -10,19 +12,29 @@ from __future__ import annotations
 import multiprocessing
 import multiprocessing.connection
 import os
+import pickle
 import signal
 import threading
-from collections.abc import Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass, field
-from multiprocessing.queues import SimpleQueue
+import traceback
+from collections import deque
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 
 from assay.runs.benchmark import Benchmark, open_benchmark
-from assay.runs.execute import OnResult, OnStart, SerialExecutor
+from assay.runs.execute import STOP_SIGNALS, OnResult, OnStart, SerialExecutor, Stop, stopping
 from assay.runs.plan import PlannedRun
 from assay.runs.taskrun import run_task
 from assay.score.result import TaskRunResult
 from assay.taskrun.agents.resolve import agent_factory
+
+QUIT_S = 5.0  # how long an idle worker may take to end once told to
+
+
+class WorkerFailure(RuntimeError):
+    """A worker process ended without sending back the task run it was given."""
 
 
 @dataclass(frozen=True)
@@ -32,20 +44,44 @@ class WorkerSetup:
     agent: str
 
 
-POLL_S = 0.05  # how often the parent looks for task runs that workers have begun
-
-_loaded: tuple[Benchmark, object, SimpleQueue[str]] | None = None
-
-
-def _start_worker(setup: WorkerSetup, started: SimpleQueue[str]) -> None:
-    """Load the world once per worker; Ctrl-C is the parent's to handle."""
-    global _loaded
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+def _serve(setup: WorkerSetup, channel: Connection) -> None:
+    """A worker: load the world once, then run each task run it is handed until told to end."""
+    for number in STOP_SIGNALS:  # the parent decides; it started this process with them blocked
+        signal.signal(number, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     parent = multiprocessing.parent_process()
     if parent is not None:
         threading.Thread(target=_end_with, args=(parent.sentinel,), daemon=True).start()
-    benchmark = open_benchmark(setup.world, world_db=setup.world_db)
-    _loaded = (benchmark, agent_factory(setup.agent), started)
+    try:
+        benchmark = open_benchmark(setup.world, world_db=setup.world_db)
+        make_agent = agent_factory(setup.agent)
+    except Exception as error:
+        channel.send(("failed", _portable(error)))
+        return
+    while (run := _next(channel)) is not None:
+        channel.send(("started", run.id))
+        try:
+            task = benchmark.tasks[run.task_id]
+            result = run_task(
+                benchmark,
+                task,
+                make_agent(task),
+                run_id=run.id,
+                repeat=run.repeat,
+                agent_name=setup.agent,
+            )
+        except Exception as error:
+            channel.send(("failed", _portable(error)))
+            continue
+        channel.send(("result", result.model_dump_json()))
+
+
+def _next(channel: Connection) -> PlannedRun | None:
+    """The next task run to run; None when told to end, or when the parent has gone."""
+    try:
+        return channel.recv()
+    except EOFError:
+        return None
 
 
 def _end_with(parent_sentinel: int) -> None:
@@ -54,20 +90,22 @@ def _end_with(parent_sentinel: int) -> None:
     os._exit(1)
 
 
-def _run_planned(agent: str, run: PlannedRun) -> str:
-    assert _loaded is not None, "the worker was not started"
-    benchmark, make_agent, started = _loaded
-    task = benchmark.tasks[run.task_id]
-    started.put(run.id)  # written to the pipe now, so it is there before the result
-    result = run_task(
-        benchmark,
-        task,
-        make_agent(task),  # type: ignore[operator]
-        run_id=run.id,
-        repeat=run.repeat,
-        agent_name=agent,
-    )
-    return result.model_dump_json()
+def _portable(error: Exception) -> Exception:
+    """The error itself if it can cross to the parent, else its text; the traceback as a note."""
+    text = "".join(traceback.format_exception(error))
+    try:
+        pickle.loads(pickle.dumps(error))
+    except Exception:
+        error = WorkerFailure(text)
+    error.add_note(f"in the worker process:\n{text}")
+    return error
+
+
+@dataclass
+class _Worker:
+    process: BaseProcess
+    channel: Connection
+    run: PlannedRun | None = None  # the task run handed to it, until its result is back
 
 
 class ProcessExecutor:
@@ -84,83 +122,110 @@ class ProcessExecutor:
         on_result: OnResult,
         on_start: OnStart,
     ) -> None:
+        if not planned:
+            return
         setup = WorkerSetup(str(benchmark.world.root), benchmark.world.world_db, agent)
-        context = multiprocessing.get_context("spawn")
-        starts = _Starts(context.SimpleQueue(), {run.id: run for run in planned}, on_start)
-        pool = ProcessPoolExecutor(
-            max_workers=min(self.workers, len(planned)),
-            mp_context=context,
-            initializer=_start_worker,
-            initargs=(setup, starts.queue),
-        )
-        pending: set[Future[str]] = set()
-        try:
-            pending = {pool.submit(_run_planned, agent, run) for run in planned}
-            while pending:
-                done, pending = wait(pending, timeout=POLL_S, return_when=FIRST_COMPLETED)
-                starts.report()
-                for future in done:
-                    starts.finished(TaskRunResult.model_validate_json(future.result()), on_result)
-        except KeyboardInterrupt:
-            _finish_running(pool, pending, starts, on_result)
-            raise
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
-            starts.queue.close()
+        waiting = deque(planned)
+        with stopping() as stop, _workers(setup, min(self.workers, len(planned))) as workers:
+            _Dispatch(workers, waiting, stop, on_start, on_result).run()
+        if waiting:
+            raise KeyboardInterrupt  # stopped before these began
 
 
 @dataclass
-class _Starts:
-    """The ids workers put on `queue` as they begin task runs, handed on to `on_start` once each."""
+class _Dispatch:
+    """Hands out task runs to idle workers until none is left or a stop is asked for, and
+    reports each start and result as its worker sends it."""
 
-    queue: SimpleQueue[str]
-    planned: dict[str, PlannedRun]
+    workers: list[_Worker]
+    waiting: deque[PlannedRun]
+    stop: Stop
     on_start: OnStart
-    reported: set[str] = field(default_factory=set)
+    on_result: OnResult
 
-    def report(self) -> None:
-        while not self.queue.empty():
-            self._started(self.queue.get())
-
-    def finished(self, result: TaskRunResult, on_result: OnResult) -> None:
-        """A result, after the start of its task run (reported now if the queue had not said)."""
-        self.report()
-        self._started(result.id)
-        on_result(result)
-
-    def _started(self, run_id: str) -> None:
-        if run_id not in self.reported:
-            self.reported.add(run_id)
-            self.on_start(self.planned[run_id])
-
-
-def _finish_running(
-    pool: ProcessPoolExecutor, pending: set[Future[str]], starts: _Starts, on_result: OnResult
-) -> None:
-    """Cancel what has not started; keep what is running; a second Ctrl-C stops it too."""
-    for future in pending:
-        future.cancel()
-    running = [future for future in pending if not future.cancelled()]
-    try:
-        for future in running:
+    def run(self) -> None:
+        for worker in self.workers:
+            self._hand_out(worker)
+        while busy := [worker for worker in self.workers if worker.run is not None]:
             try:
-                starts.finished(TaskRunResult.model_validate_json(future.result()), on_result)
+                self._receive(busy)
             except KeyboardInterrupt:
-                raise
-            except Exception:
-                continue  # a run that broke while stopping is not a finished task run
-    except KeyboardInterrupt:
-        _terminate(pool)
-        raise
+                if self.stop.requested:
+                    raise  # the second one: stop at once
+                self.stop.requested = True  # raised by a caller's callback: stop as asked
+
+    def _hand_out(self, worker: _Worker) -> None:
+        if self.waiting and not self.stop.requested:
+            worker.run = self.waiting.popleft()
+            worker.channel.send(worker.run)
+
+    def _receive(self, busy: list[_Worker]) -> None:
+        by_handle = {w.channel: w for w in busy} | {w.process.sentinel: w for w in busy}
+        for handle in multiprocessing.connection.wait(list(by_handle)):
+            worker = by_handle[handle]
+            if worker.run is None:
+                continue  # its result came in on the other handle in this same round
+            try:  # a worker that has ended reads as the end of its pipe, after what it sent
+                kind, body = worker.channel.recv()
+            except EOFError:
+                worker.process.join()
+                code = worker.process.exitcode
+                raise WorkerFailure(
+                    f"a worker ended (exit code {code}) in task run {worker.run.id}"
+                ) from None
+            self._message(worker, kind, body)
+
+    def _message(self, worker: _Worker, kind: str, body: object) -> None:
+        assert worker.run is not None
+        if kind == "started":
+            self.on_start(worker.run)
+            return
+        if kind == "failed":
+            raise body  # type: ignore[misc]
+        worker.run = None
+        self.on_result(TaskRunResult.model_validate_json(body))  # type: ignore[arg-type]
+        self._hand_out(worker)  # after the result is kept: begun and not kept stay ≤ workers
 
 
-def _terminate(pool: ProcessPoolExecutor) -> None:
-    stop = getattr(pool, "terminate_workers", None)  # Python 3.14 and later
-    if stop is not None:
-        stop()
-        return
-    for process in list((getattr(pool, "_processes", None) or {}).values()):
-        process.terminate()
+@contextmanager
+def _workers(setup: WorkerSetup, count: int) -> Iterator[list[_Worker]]:
+    """`count` worker processes, started with Ctrl-C and SIGTERM held back so that one sent to
+    the group while they start cannot end them; idle ones are told to end, busy ones killed."""
+    context = multiprocessing.get_context("spawn")
+    workers: list[_Worker] = []
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        for _ in range(count):
+            channel, theirs = context.Pipe()
+            process = context.Process(target=_serve, args=(setup, theirs))
+            process.start()
+            theirs.close()
+            workers.append(_Worker(process, channel))
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    try:
+        yield workers
+    finally:
+        _end(workers)
+
+
+def _end(workers: list[_Worker]) -> None:
+    """Idle workers are told to end; busy ones (stopped at once) are killed, as SIGTERM is
+    ignored; none is left behind, whatever interrupts this."""
+    try:
+        for worker in workers:
+            if worker.run is None:
+                with suppress(OSError):  # it may have ended already
+                    worker.channel.send(None)
+        for worker in workers:
+            if worker.run is None:
+                worker.process.join(QUIT_S)
+    finally:
+        for worker in workers:
+            if worker.process.is_alive():
+                worker.process.kill()
+            worker.process.join()
+            worker.channel.close()
 
 
 def executor_for(workers: int | None, runs: int) -> SerialExecutor | ProcessExecutor:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 
-def now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+def now(ago_s: float = 0.0) -> str:
+    """This moment, or the one `ago_s` seconds before it."""
+    moment = datetime.now(UTC) - timedelta(seconds=ago_s)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -33,7 +33,9 @@ def run_task(
         sqlite3.Error,
     ) as failure:  # the snapshot could not be built or copied
         message = f"the world could not be reset: {failure}"
-        return world_failed(task, message, run_id=run_id, repeat=repeat, agent=agent_name)
+        return world_failed(
+            task, message, run_id=run_id, repeat=repeat, agent=agent_name, started=started
+        )
     try:
         drive(session, agent)
         return grade(
