@@ -1,0 +1,149 @@
+"""A time limit on each tool call. Tools run in the world's process, so they are stopped from within:
+an alarm in the main thread stops Python code and sleeps, a watchdog thread interrupts a SQLite
+statement, and a call that ends past the limit counts as an overrun however it ended."""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import itertools
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable
+from types import TracebackType
+
+
+class ToolOverrun(KeyboardInterrupt):
+    """A tool ran past its time limit. A KeyboardInterrupt, so that a tool's `except Exception`
+    does not swallow it and the PostgreSQL driver cancels a statement in flight, as on Ctrl-C."""
+
+
+class ToolTimeLimit:
+    """`with ToolTimeLimit(seconds, interrupt):` around one tool call; ToolOverrun when it overran.
+
+    `interrupt` (a SQLite connection's) is called from another thread at the deadline.
+    """
+
+    def __init__(self, seconds: float, interrupt: Callable[[], object] | None = None):
+        self.seconds = seconds
+        self.interrupt = interrupt
+        self.fired = False
+        self._started = 0.0
+        self._previous: object = None
+        self._alarm = False
+        self._ringing = False
+        self._watch: int | None = None
+
+    def __enter__(self) -> ToolTimeLimit:
+        self._started = time.monotonic()
+        if self.interrupt is not None:
+            self._watch = _watchdog().arm(self._started + self.seconds, self.interrupt)
+        if _alarm_possible():
+            self._alarm = self._ringing = True
+            try:
+                self._previous = signal.signal(signal.SIGALRM, self._ring)
+                signal.setitimer(signal.ITIMER_REAL, self.seconds)
+            except BaseException:  # it rang already: __exit__ will not be called
+                self._stop()
+                raise
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        try:
+            self._ringing = False  # a late ring does nothing from here on
+        finally:
+            self._stop()
+        if self.fired or time.monotonic() - self._started > self.seconds:
+            raise ToolOverrun(f"ran past its time limit of {self.seconds:g} s") from None
+
+    def _stop(self) -> None:
+        self._ringing = False
+        if self._alarm:
+            self._alarm = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self._previous or signal.SIG_DFL)  # type: ignore[arg-type]
+        if self._watch is not None:
+            _watchdog().disarm(self._watch)
+            self._watch = None
+
+    def _ring(self, signum: int, frame: object) -> None:
+        if self._ringing:
+            self.fired = True
+            raise ToolOverrun(f"ran past its time limit of {self.seconds:g} s")
+
+
+def _alarm_possible() -> bool:
+    """Signals reach only the main thread, and another timer already running is left alone."""
+    return (
+        hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+        and signal.getitimer(signal.ITIMER_REAL)[0] == 0
+    )
+
+
+class _Watchdog:
+    """One thread per process that calls each armed action at its deadline, unless disarmed first."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._armed: dict[int, Callable[[], object]] = {}
+        self._due: list[tuple[float, int]] = []
+        self._ids = itertools.count()
+        threading.Thread(target=self._watch, daemon=True, name="assay-tool-watchdog").start()
+
+    def arm(self, deadline: float, action: Callable[[], object]) -> int:
+        with self._changed:
+            key = next(self._ids)
+            self._armed[key] = action
+            heapq.heappush(self._due, (deadline, key))
+            self._changed.notify()
+            return key
+
+    def disarm(self, key: int) -> None:
+        with self._changed:  # once this returns, the action will not be called
+            self._armed.pop(key, None)
+
+    def _watch(self) -> None:
+        with self._changed:
+            while True:
+                while self._due and self._due[0][1] not in self._armed:
+                    heapq.heappop(self._due)
+                if not self._due:
+                    self._changed.wait()
+                    continue
+                deadline, key = self._due[0]
+                left = deadline - time.monotonic()
+                if left > 0:
+                    self._changed.wait(left)
+                    continue
+                heapq.heappop(self._due)
+                action = self._armed.pop(key)
+                with contextlib.suppress(Exception):  # a closed connection has nothing to stop
+                    action()
+
+
+_the_watchdog: _Watchdog | None = None
+_making = threading.Lock()
+
+
+def _forget_watchdog() -> None:
+    global _the_watchdog
+    _the_watchdog = None  # its thread is not copied into a forked child
+
+
+os.register_at_fork(after_in_child=_forget_watchdog)
+
+
+def _watchdog() -> _Watchdog:
+    global _the_watchdog
+    with _making:
+        if _the_watchdog is None:
+            _the_watchdog = _Watchdog()
+        return _the_watchdog
