@@ -22,6 +22,7 @@ from assay.runs.execute import OnResult, OnStart, SerialExecutor
 from assay.runs.plan import PlannedRun
 from assay.runs.taskrun import run_task
 from assay.score.result import TaskRunResult
+from assay.taskrun.agents.isolated import DEFAULT_ACTION_TIMEOUT_S
 from assay.taskrun.agents.resolve import agent_factory
 
 
@@ -30,6 +31,7 @@ class WorkerSetup:
     world: str
     world_db: str | None
     agent: str
+    action_timeout_s: float = DEFAULT_ACTION_TIMEOUT_S
 
 
 POLL_S = 0.05  # how often the parent looks for task runs that workers have begun
@@ -45,7 +47,12 @@ def _start_worker(setup: WorkerSetup, started: SimpleQueue[str]) -> None:
     if parent is not None:
         threading.Thread(target=_end_with, args=(parent.sentinel,), daemon=True).start()
     benchmark = open_benchmark(setup.world, world_db=setup.world_db)
-    _loaded = (benchmark, agent_factory(setup.agent), started)
+    make_agent = agent_factory(setup.agent, action_timeout_s=setup.action_timeout_s)
+    _loaded = (
+        benchmark,
+        make_agent,
+        started,
+    )  # a class agent's process lives as long as the worker
 
 
 def _end_with(parent_sentinel: int) -> None:
@@ -73,8 +80,9 @@ def _run_planned(agent: str, run: PlannedRun) -> str:
 class ProcessExecutor:
     """Up to `workers` task runs at once, each in a process of its own."""
 
-    def __init__(self, workers: int):
+    def __init__(self, workers: int, action_timeout_s: float = DEFAULT_ACTION_TIMEOUT_S):
         self.workers = workers
+        self.action_timeout_s = action_timeout_s
 
     def execute(
         self,
@@ -84,7 +92,8 @@ class ProcessExecutor:
         on_result: OnResult,
         on_start: OnStart,
     ) -> None:
-        setup = WorkerSetup(str(benchmark.world.root), benchmark.world.world_db, agent)
+        world = benchmark.world
+        setup = WorkerSetup(str(world.root), world.world_db, agent, self.action_timeout_s)
         context = multiprocessing.get_context("spawn")
         starts = _Starts(context.SimpleQueue(), {run.id: run for run in planned}, on_start)
         pool = ProcessPoolExecutor(
@@ -163,9 +172,11 @@ def _terminate(pool: ProcessPoolExecutor) -> None:
         process.terminate()
 
 
-def executor_for(workers: int | None, runs: int) -> SerialExecutor | ProcessExecutor:
+def executor_for(
+    workers: int | None, runs: int, action_timeout_s: float = DEFAULT_ACTION_TIMEOUT_S
+) -> SerialExecutor | ProcessExecutor:
     """One process for one worker (or one task run); a pool otherwise. None: one per core."""
     count = workers if workers is not None else (os.cpu_count() or 1)
     if count <= 1 or runs <= 1:
-        return SerialExecutor()
-    return ProcessExecutor(count)
+        return SerialExecutor(action_timeout_s)
+    return ProcessExecutor(count, action_timeout_s)
