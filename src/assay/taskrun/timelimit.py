@@ -5,7 +5,6 @@ statement, and a call that ends past the limit counts as an overrun however it e
 from __future__ import annotations
 
 import contextlib
-import heapq
 import itertools
 import os
 import signal
@@ -13,6 +12,8 @@ import threading
 import time
 from collections.abc import Callable
 from types import TracebackType
+
+WATCH_S = 0.05  # how often the watchdog looks for statements past their deadline
 
 
 class ToolOverrun(KeyboardInterrupt):
@@ -89,44 +90,40 @@ def _alarm_possible() -> bool:
 
 
 class _Watchdog:
-    """One thread per process that calls each armed action at its deadline, unless disarmed first."""
+    """One thread per process that calls each armed action at its deadline, unless disarmed first.
+
+    It looks every WATCH_S rather than being woken, so arming costs a tool call a lock, not a
+    switch of threads.
+    """
 
     def __init__(self) -> None:
-        self._changed = threading.Condition()
-        self._armed: dict[int, Callable[[], object]] = {}
-        self._due: list[tuple[float, int]] = []
+        self._lock = threading.Lock()
+        self._armed: dict[int, tuple[float, Callable[[], object]]] = {}
         self._ids = itertools.count()
         threading.Thread(target=self._watch, daemon=True, name="assay-tool-watchdog").start()
 
     def arm(self, deadline: float, action: Callable[[], object]) -> int:
-        with self._changed:
+        with self._lock:
             key = next(self._ids)
-            self._armed[key] = action
-            heapq.heappush(self._due, (deadline, key))
-            self._changed.notify()
+            self._armed[key] = (deadline, action)
             return key
 
     def disarm(self, key: int) -> None:
-        with self._changed:  # once this returns, the action will not be called
+        with self._lock:  # once this returns, the action will not be called
             self._armed.pop(key, None)
 
     def _watch(self) -> None:
-        with self._changed:
-            while True:
-                while self._due and self._due[0][1] not in self._armed:
-                    heapq.heappop(self._due)
-                if not self._due:
-                    self._changed.wait()
-                    continue
-                deadline, key = self._due[0]
-                left = deadline - time.monotonic()
-                if left > 0:
-                    self._changed.wait(left)
-                    continue
-                heapq.heappop(self._due)
-                action = self._armed.pop(key)
-                with contextlib.suppress(Exception):  # a closed connection has nothing to stop
-                    action()
+        while True:
+            time.sleep(WATCH_S)
+            with self._lock:
+                now = time.monotonic()
+                for key, (deadline, action) in list(self._armed.items()):
+                    if deadline <= now:
+                        del self._armed[key]
+                        with contextlib.suppress(
+                            Exception
+                        ):  # a closed connection has nothing to stop
+                            action()
 
 
 _the_watchdog: _Watchdog | None = None
