@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import threading
 from typing import Any
 
@@ -46,7 +45,7 @@ def _checked(raw: Any) -> AnyAction:
     """The action, if it is one and JSON can carry it (a circular one cannot)."""
     action = parse_action(raw)
     try:
-        json.dumps(action_json(action))
+        action_json(action)  # what the trajectory keeps; it refuses cycles and unknown types
     except (TypeError, ValueError, RecursionError) as error:
         raise InvalidAction(f"it is not JSON: {error}") from None
     return action

@@ -32,19 +32,18 @@ class ToolTimeLimit:
         self.interrupt = interrupt
         self.fired = False
         self._started = 0.0
-        self._previous: object = None
         self._alarm = False
-        self._ringing = False
         self._watch: int | None = None
 
     def __enter__(self) -> ToolTimeLimit:
+        global _ringing
         self._started = time.monotonic()
         if self.interrupt is not None:
             self._watch = _watchdog().arm(self._started + self.seconds, self.interrupt)
         if _alarm_possible():
-            self._alarm = self._ringing = True
+            self._alarm = True
+            _ringing = self
             try:
-                self._previous = signal.signal(signal.SIGALRM, self._ring)
                 signal.setitimer(signal.ITIMER_REAL, self.seconds)
             except BaseException:  # it rang already: __exit__ will not be called
                 self._stop()
@@ -57,36 +56,48 @@ class ToolTimeLimit:
         error: BaseException | None,
         trace: TracebackType | None,
     ) -> None:
-        try:
-            self._ringing = False  # a late ring does nothing from here on
-        finally:
-            self._stop()
+        self._stop()
         if self.fired or time.monotonic() - self._started > self.seconds:
             raise ToolOverrun(f"ran past its time limit of {self.seconds:g} s") from None
 
     def _stop(self) -> None:
-        self._ringing = False
+        global _ringing
         if self._alarm:
+            _ringing = None  # a late ring does nothing from here on
             self._alarm = False
             signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self._previous or signal.SIG_DFL)  # type: ignore[arg-type]
         if self._watch is not None:
             _watchdog().disarm(self._watch)
             self._watch = None
 
-    def _ring(self, signum: int, frame: object) -> None:
-        if self._ringing:
-            self.fired = True
-            raise ToolOverrun(f"ran past its time limit of {self.seconds:g} s")
+
+_ringing: ToolTimeLimit | None = None  # the call the main thread's alarm is set for, if any
+
+
+def _ring(signum: int, frame: object) -> None:
+    limit = _ringing
+    if limit is not None:
+        limit.fired = True
+        raise ToolOverrun(f"ran past its time limit of {limit.seconds:g} s")
 
 
 def _alarm_possible() -> bool:
-    """Signals reach only the main thread, and another timer already running is left alone."""
-    return (
-        hasattr(signal, "setitimer")
-        and threading.current_thread() is threading.main_thread()
-        and signal.getitimer(signal.ITIMER_REAL)[0] == 0
-    )
+    """Signals reach only the main thread; another timer or SIGALRM handler is left alone. The
+    handler is installed once, for good: setting it on every call would cost more than the call."""
+    if (
+        not hasattr(signal, "setitimer")
+        or threading.current_thread() is not threading.main_thread()
+    ):
+        return False
+    if signal.getitimer(signal.ITIMER_REAL)[0] != 0:
+        return False
+    handler = signal.getsignal(signal.SIGALRM)
+    if handler is _ring:
+        return True
+    if handler in (signal.SIG_DFL, None):
+        signal.signal(signal.SIGALRM, _ring)
+        return True
+    return False
 
 
 class _Watchdog:
