@@ -122,3 +122,16 @@ def test_a_class_that_cannot_be_used_is_bad_input_found_in_its_own_process(tmp_p
     with pytest.raises(UsageError, match=r"is not a class with act\(observation\)$"):
         agent_factory(f"{AGENTS}:os")
     assert "loud" not in sys.modules  # imported in a child, never here
+
+
+def test_an_in_process_agents_circular_action_is_the_agent_failing(desk):
+    class Circular:
+        def act(self, observation):
+            args = {"text": "hello"}
+            args["again"] = args
+            return {"call": {"tool": "add_note", "args": args}}
+
+    result = run(desk, lambda task: Circular())
+    assert result.outcome == "not_scored"
+    assert result.error.side == "agent"
+    assert result.error.message.startswith("returned an invalid action: it is not JSON: Circular")
