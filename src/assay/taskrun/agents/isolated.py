@@ -50,16 +50,17 @@ class AgentProcess:
         self._child.start(self.spec)
         try:
             reply = self._child.exchange({"path": sys.path}, START_TIMEOUT_S)
-        except _NoReply:
+            if "refused" in reply:
+                raise UsageError(f"--agent: {reply['refused']}")
+        except BaseException as error:
             self._child.stop()
-            raise UsageError(
-                f"--agent: {self.spec} did not load within {START_TIMEOUT_S:g} s"
-            ) from None
-        except _Gone as gone:
-            raise UsageError(f"--agent: cannot import {self._module}: {gone}") from None
-        if "refused" in reply:
-            self._child.stop()
-            raise UsageError(f"--agent: {reply['refused']}")
+            if isinstance(error, _NoReply):
+                raise UsageError(
+                    f"--agent: {self.spec} did not load within {START_TIMEOUT_S:g} s"
+                ) from None
+            if isinstance(error, _Gone):
+                raise UsageError(f"--agent: cannot import {self._module}: {error}") from None
+            raise
 
     @property
     def running(self) -> bool:
@@ -119,9 +120,8 @@ class IsolatedAgent:
             try:
                 self.process.start()
             except UsageError as refused:
-                raise AgentFailure(
-                    f"the agent's process could not start again: {refused}"
-                ) from None
+                reason = str(refused).removeprefix("--agent: ")
+                raise AgentFailure(f"the agent's process could not start again: {reason}") from None
         task_bound = seconds_left is not None and seconds_left < self.action_timeout_s
         wait = max(seconds_left or 0.0, 0.0) if task_bound else self.action_timeout_s
         try:
