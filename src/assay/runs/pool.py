@@ -47,12 +47,9 @@ def _start_worker(setup: WorkerSetup, started: SimpleQueue[str]) -> None:
     if parent is not None:
         threading.Thread(target=_end_with, args=(parent.sentinel,), daemon=True).start()
     benchmark = open_benchmark(setup.world, world_db=setup.world_db)
+    # a class agent's process is started here, once, and lives as long as the worker
     make_agent = agent_factory(setup.agent, action_timeout_s=setup.action_timeout_s)
-    _loaded = (
-        benchmark,
-        make_agent,
-        started,
-    )  # a class agent's process lives as long as the worker
+    _loaded = (benchmark, make_agent, started)
 
 
 def _end_with(parent_sentinel: int) -> None:
