@@ -23,6 +23,7 @@ test: lint
 
 bench: $(BIN)/assay
 	$(BIN)/python bench/taskruns.py
+	$(BIN)/python bench/agents.py
 	$(BIN)/python bench/validate.py
 	$(BIN)/python bench/records.py
 	$(BIN)/python bench/postgres.py

@@ -82,6 +82,15 @@ def run(
             "also $ASSAY_WORLD_DB.",
         ),
     ] = None,
+    action_timeout: Annotated[
+        float,
+        typer.Option(
+            min=0.001,
+            metavar="SECONDS",
+            help="Time limit of each action of a Python class agent; past it, that task run is "
+            "not scored (side agent).",
+        ),
+    ] = 60.0,
 ) -> None:
     """Run every chosen task with one agent, record it in the store and print the result table."""
     from assay.runs.store import open_store
@@ -99,11 +108,13 @@ def run(
                 world,
                 agent or DEFAULT_AGENT,
                 choice,
-                Execution(workers, world_db),
+                Execution(workers, world_db, action_timeout),
                 as_json,
             )
         else:
-            outcome = _resumed(records, resume, world, agent, Execution(workers, world_db), as_json)
+            outcome = _resumed(
+                records, resume, world, agent, Execution(workers, world_db, action_timeout), as_json
+            )
         shown = records.location.shown
     if save_trajectories is not None:
         save(outcome.task_runs, save_trajectories)
@@ -138,15 +149,17 @@ class Choice:
 
 @dataclass(frozen=True)
 class Execution:
-    """Where task runs happen: how many worker processes, and on which PostgreSQL server if any."""
+    """Where task runs happen: how many worker processes, on which PostgreSQL server if any, and
+    how long an agent's action may take."""
 
     workers: int | None
     world_db: str | None
+    action_timeout_s: float
 
     def executor(self, runs: int) -> Executor:
         from assay.runs import executor_for
 
-        return executor_for(self.workers, runs)
+        return executor_for(self.workers, runs, self.action_timeout_s)
 
 
 def _fresh(

@@ -17,7 +17,8 @@ from assay.runs.benchmark import Benchmark
 from assay.runs.plan import PlannedRun
 from assay.runs.taskrun import run_task
 from assay.score.result import TaskRunResult
-from assay.taskrun.agents.resolve import agent_factory
+from assay.taskrun.agents.isolated import DEFAULT_ACTION_TIMEOUT_S
+from assay.taskrun.agents.resolve import agent_factory, close_agents
 
 OnResult = Callable[[TaskRunResult], None]
 OnStart = Callable[[PlannedRun], None]
@@ -72,7 +73,11 @@ def stopping() -> Iterator[Stop]:
 
 
 class SerialExecutor:
-    """One task run after another, in this process."""
+    """One task run after another, in this process (a Python class agent in one process of its
+    own, kept for them all); `action_timeout_s` bounds each action of such an agent."""
+
+    def __init__(self, action_timeout_s: float = DEFAULT_ACTION_TIMEOUT_S):
+        self.action_timeout_s = action_timeout_s
 
     def execute(
         self,
@@ -82,19 +87,22 @@ class SerialExecutor:
         on_result: OnResult,
         on_start: OnStart,
     ) -> None:
-        make_agent = agent_factory(agent)
-        with stopping() as stop:
-            for run in planned:
-                if stop.requested:
-                    raise KeyboardInterrupt
-                task = benchmark.tasks[run.task_id]
-                on_start(run)
-                result = run_task(
-                    benchmark,
-                    task,
-                    make_agent(task),
-                    run_id=run.id,
-                    repeat=run.repeat,
-                    agent_name=agent,
-                )
-                on_result(result)
+        make_agent = agent_factory(agent, action_timeout_s=self.action_timeout_s)
+        try:
+            with stopping() as stop:
+                for run in planned:
+                    if stop.requested:
+                        raise KeyboardInterrupt
+                    task = benchmark.tasks[run.task_id]
+                    on_start(run)
+                    result = run_task(
+                        benchmark,
+                        task,
+                        make_agent(task),
+                        run_id=run.id,
+                        repeat=run.repeat,
+                        agent_name=agent,
+                    )
+                    on_result(result)
+        finally:
+            close_agents(make_agent)

@@ -28,7 +28,8 @@ from assay.runs.execute import STOP_SIGNALS, OnResult, OnStart, SerialExecutor, 
 from assay.runs.plan import PlannedRun
 from assay.runs.taskrun import run_task
 from assay.score.result import TaskRunResult
-from assay.taskrun.agents.resolve import agent_factory
+from assay.taskrun.agents.isolated import DEFAULT_ACTION_TIMEOUT_S
+from assay.taskrun.agents.resolve import agent_factory, close_agents
 
 QUIT_S = 5.0  # how long an idle worker may take to end once told to
 
@@ -42,6 +43,7 @@ class WorkerSetup:
     world: str
     world_db: str | None
     agent: str
+    action_timeout_s: float = DEFAULT_ACTION_TIMEOUT_S
 
 
 def _serve(setup: WorkerSetup, channel: Connection) -> None:
@@ -54,26 +56,30 @@ def _serve(setup: WorkerSetup, channel: Connection) -> None:
         threading.Thread(target=_end_with, args=(parent.sentinel,), daemon=True).start()
     try:
         benchmark = open_benchmark(setup.world, world_db=setup.world_db)
-        make_agent = agent_factory(setup.agent)
+        # a class agent's process is started here, once, and lives as long as the worker
+        make_agent = agent_factory(setup.agent, action_timeout_s=setup.action_timeout_s)
     except Exception as error:
         channel.send(("failed", _portable(error)))
         return
-    while (run := _next(channel)) is not None:
-        channel.send(("started", run.id))
-        try:
-            task = benchmark.tasks[run.task_id]
-            result = run_task(
-                benchmark,
-                task,
-                make_agent(task),
-                run_id=run.id,
-                repeat=run.repeat,
-                agent_name=setup.agent,
-            )
-        except Exception as error:
-            channel.send(("failed", _portable(error)))
-            continue
-        channel.send(("result", result.model_dump_json()))
+    try:
+        while (run := _next(channel)) is not None:
+            channel.send(("started", run.id))
+            try:
+                task = benchmark.tasks[run.task_id]
+                result = run_task(
+                    benchmark,
+                    task,
+                    make_agent(task),
+                    run_id=run.id,
+                    repeat=run.repeat,
+                    agent_name=setup.agent,
+                )
+            except Exception as error:
+                channel.send(("failed", _portable(error)))
+                continue
+            channel.send(("result", result.model_dump_json()))
+    finally:
+        close_agents(make_agent)
 
 
 def _next(channel: Connection) -> PlannedRun | None:
@@ -111,8 +117,9 @@ class _Worker:
 class ProcessExecutor:
     """Up to `workers` task runs at once, each in a process of its own."""
 
-    def __init__(self, workers: int):
+    def __init__(self, workers: int, action_timeout_s: float = DEFAULT_ACTION_TIMEOUT_S):
         self.workers = workers
+        self.action_timeout_s = action_timeout_s
 
     def execute(
         self,
@@ -124,7 +131,8 @@ class ProcessExecutor:
     ) -> None:
         if not planned:
             return
-        setup = WorkerSetup(str(benchmark.world.root), benchmark.world.world_db, agent)
+        world = benchmark.world
+        setup = WorkerSetup(str(world.root), world.world_db, agent, self.action_timeout_s)
         waiting = deque(planned)
         with stopping() as stop, _workers(setup, min(self.workers, len(planned))) as workers:
             _Dispatch(workers, waiting, stop, on_start, on_result).run()
@@ -228,9 +236,11 @@ def _end(workers: list[_Worker]) -> None:
             worker.channel.close()
 
 
-def executor_for(workers: int | None, runs: int) -> SerialExecutor | ProcessExecutor:
+def executor_for(
+    workers: int | None, runs: int, action_timeout_s: float = DEFAULT_ACTION_TIMEOUT_S
+) -> SerialExecutor | ProcessExecutor:
     """One process for one worker (or one task run); a pool otherwise. None: one per core."""
     count = workers if workers is not None else (os.cpu_count() or 1)
     if count <= 1 or runs <= 1:
-        return SerialExecutor()
-    return ProcessExecutor(count)
+        return SerialExecutor(action_timeout_s)
+    return ProcessExecutor(count, action_timeout_s)

@@ -56,6 +56,7 @@ class WorldSpec(Strict):
     services: dict[str, ServiceSpec] = {}
     roles: dict[str, RoleSpec] = {}
     check_timeout_s: float = Field(2.0, gt=0, allow_inf_nan=False)
+    tool_timeout_s: float = Field(10.0, gt=0, allow_inf_nan=False)
 
     @field_validator("clock")
     @classmethod

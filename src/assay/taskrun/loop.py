@@ -5,15 +5,12 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from assay.taskrun.actions import InvalidAction, parse_action
-from assay.taskrun.agents.base import Agent
+from assay.errors import AgentFailure
+from assay.taskrun.actions import AnyAction, InvalidAction, action_json, parse_action
+from assay.taskrun.agents.base import Agent, OutOfTime
 from assay.taskrun.observation import Observation
 from assay.taskrun.rollout import Rollout
 from assay.taskrun.session import Session
-
-
-class _TooSlow(Exception):
-    pass
 
 
 def drive(session: Session, agent: Agent) -> Rollout:
@@ -23,14 +20,17 @@ def drive(session: Session, agent: Agent) -> Rollout:
         while not session.done:
             try:
                 raw = _ask(agent, observation, session)
-            except _TooSlow:
+            except OutOfTime:
                 session.end("timeout")
+                break
+            except AgentFailure as failure:
+                session.fail_agent(str(failure))
                 break
             except Exception as error:  # the agent's own failure, not the world's
                 session.fail_agent(f"{type(error).__name__}: {error}")
                 break
             try:
-                action = parse_action(raw)
+                action = _checked(raw)
             except InvalidAction as error:
                 session.fail_agent(f"returned an invalid action: {error}")
                 break
@@ -41,8 +41,21 @@ def drive(session: Session, agent: Agent) -> Rollout:
     return session.rollout()
 
 
+def _checked(raw: Any) -> AnyAction:
+    """The action, if it is one and JSON can carry it (a circular one cannot)."""
+    action = parse_action(raw)
+    try:
+        action_json(action)  # what the trajectory keeps; it refuses cycles and unknown types
+    except (TypeError, ValueError, RecursionError) as error:
+        raise InvalidAction(f"it is not JSON: {error}") from None
+    return action
+
+
 def _ask(agent: Agent, observation: Observation, session: Session) -> Any:
     limit = session.seconds_left()
+    act_within = getattr(agent, "act_within", None)  # a BoundedAgent; isinstance is slow
+    if act_within is not None:
+        return act_within(observation, limit)
     if limit is None:
         return agent.act(observation)
     answer: dict[str, Any] = {}
@@ -57,7 +70,7 @@ def _ask(agent: Agent, observation: Observation, session: Session) -> Any:
     worker.start()
     worker.join(max(limit, 0))
     if worker.is_alive():
-        raise _TooSlow
+        raise OutOfTime
     if "error" in answer:
         raise answer["error"]
     return answer["action"]

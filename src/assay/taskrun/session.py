@@ -7,7 +7,9 @@ observations whichever way it connects.
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
+from collections.abc import Callable
 from datetime import date
 from datetime import time as clock_time
 from decimal import Decimal
@@ -31,6 +33,7 @@ from assay.taskrun.observation import (
 )
 from assay.taskrun.operations import Operation, OperationLog
 from assay.taskrun.rollout import Rollout, RunError, Step, Termination
+from assay.taskrun.timelimit import ToolOverrun, ToolTimeLimit
 from assay.world.live import LiveWorld, World
 from assay.world.tools import InvalidArguments, Tool
 
@@ -230,11 +233,15 @@ class Session:
         return events
 
     def _execute(self, tool: Tool, values: dict[str, Any]) -> tuple[str, Any]:
-        """Run the tool; a ToolError undoes its database writes, anything else is a world failure."""
+        """Run the tool; a ToolError undoes its database writes, anything else is a world failure,
+        and so is running past `tool_timeout_s`."""
+        limit = ToolTimeLimit(self.world.spec.tool_timeout_s, _interrupter(self.live.db))
         try:
-            with self.live.db.savepoint():
+            with self.live.db.savepoint(), limit:
                 result = tool.fn(self.live, **values)
             return "OK", _plain(result, tool.name)
+        except ToolOverrun as overrun:
+            raise EnvironmentFailure(f"tool {tool.name} {overrun} (tool_timeout_s)") from None
         except ToolError as error:
             return "ERROR", (error.code, error.message)
         except EnvironmentFailure:
@@ -297,6 +304,12 @@ def _error_event(tool: str, operation_id: str | None, code: str, message: str) -
         code=code,
         message=message,
     )
+
+
+def _interrupter(db: object) -> Callable[[], object] | None:
+    """A SQLite statement is stopped from another thread; PostgreSQL's driver cancels its own."""
+    connection = getattr(db, "connection", None)
+    return connection.interrupt if isinstance(connection, sqlite3.Connection) else None
 
 
 def _plain(result: Any, tool: str) -> Any:

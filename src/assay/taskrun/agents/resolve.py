@@ -1,11 +1,12 @@
-"""Turn `--agent` text into agents: noop, reference, wrong:<name>, replay:<file>, module:Class."""
+"""Turn `--agent` text into agents: noop, reference, wrong:<name>, replay:<file>, module:Class.
+
+The built-in agents only send actions and run in-process; a user's class runs in a process of its
+own (`isolated.py`), so it holds no handle on the world.
+"""
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,13 +14,18 @@ from typing import Any
 from assay.errors import UsageError
 from assay.spec.task import TaskSpec
 from assay.taskrun.agents.base import Agent
+from assay.taskrun.agents.isolated import DEFAULT_ACTION_TIMEOUT_S, IsolatedAgents
 from assay.taskrun.agents.scripted import ActionsAgent, ScriptedAgent
 
 AgentFactory = Callable[[TaskSpec], Agent]
 
 
-def agent_factory(name: str) -> AgentFactory:
-    """A function that makes a fresh agent for each task run; UsageError if `name` is unknown."""
+def agent_factory(name: str, *, action_timeout_s: float = DEFAULT_ACTION_TIMEOUT_S) -> AgentFactory:
+    """A function that makes a fresh agent for each task run; UsageError if `name` is unknown.
+
+    A class (`module:Class`, `file.py:Class`) is imported in its own process, started now and kept
+    for every task run the factory makes; `action_timeout_s` bounds each of its actions.
+    """
     if name == "noop":
         return lambda task: ScriptedAgent([])
     if name == "reference":
@@ -32,7 +38,7 @@ def agent_factory(name: str) -> AgentFactory:
         task_id, actions = replayed(path)
         return lambda task: _replay(task, task_id, actions, path)
     if ":" in name:
-        return _class_factory(name)
+        return IsolatedAgents(name, action_timeout_s)
     raise UsageError(
         f"--agent: unknown agent {name!r}; use noop, reference, wrong:<name>, replay:<file> "
         "or module:Class"
@@ -89,23 +95,8 @@ def replayed(path: Path) -> tuple[str, list[dict[str, Any]]]:
         raise UsageError(f"--agent: {path} is not a saved trajectory") from None
 
 
-def _class_factory(name: str) -> AgentFactory:
-    module_name, _, class_name = name.rpartition(":")
-    if "" not in sys.path and str(Path.cwd()) not in sys.path:
-        sys.path.insert(0, str(Path.cwd()))  # so `mypkg.agents:MyAgent` finds the user's package
-    try:
-        if module_name.endswith(".py"):
-            spec = importlib.util.spec_from_file_location(Path(module_name).stem, module_name)
-            if spec is None or spec.loader is None:
-                raise ImportError(f"cannot load {module_name}")
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-        else:
-            module = importlib.import_module(module_name)
-    except Exception as error:
-        raise UsageError(f"--agent: cannot import {module_name}: {error}") from None
-    found = getattr(module, class_name, None)
-    if not isinstance(found, type) or not callable(getattr(found, "act", None)):
-        raise UsageError(f"--agent: {name} is not a class with act(observation)")
-    agent_class: Any = found
-    return lambda task: agent_class()
+def close_agents(factory: AgentFactory) -> None:
+    """Stop what a factory keeps running (the process of a Python class agent); others hold none."""
+    close = getattr(factory, "close", None)
+    if callable(close):
+        close()

@@ -1,0 +1,102 @@
+"""What it costs to run a Python class agent in a process of its own.
+
+Run `python bench/agents.py`; it prints one JSON object: task runs per second of the same five
+actions played by the reference agent (in-process), by a Python class handed over as an object
+(in-process, as the Python API still allows) and by that class as `--agent file.py:Class` (its own
+process, JSON over pipes); the round trip of one action; and the start of an agent's process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from taskruns import write_world
+
+AGENT = """
+STEPS = [
+    {"call": {"tool": "get_item", "args": {"item_id": 1}}},
+    {"call": {"tool": "rename_item", "args": {"item_id": 1, "name": "one"}}},
+    {"call": {"tool": "get_item", "args": {"item_id": 2}}},
+    {"call": {"tool": "rename_item", "args": {"item_id": 2, "name": "two"}}},
+    {"call": {"tool": "notify", "args": {"to": "me@example.com", "body": "renamed"}}},
+    {"finish": "I renamed both."},
+]
+
+
+class FiveSteps:
+    def act(self, observation):
+        return STEPS[observation.turn]
+"""
+
+ROUNDS = 1000
+
+
+def task_runs_per_s(benchmark, make) -> dict[str, float]:
+    from assay.runs import run_task
+
+    task = benchmark.tasks["five"]
+    for _ in range(50):  # warm caches (statement parsing, pydantic validators)
+        run_task(benchmark, task, make(task), run_id="warm")
+    started = time.perf_counter()
+    for index in range(ROUNDS):
+        result = run_task(benchmark, task, make(task), run_id=f"tr{index}")
+    elapsed = time.perf_counter() - started
+    assert result.outcome == "verified", (result.outcome, result.error)
+    return {
+        "task_runs_per_s": round(ROUNDS / elapsed, 1),
+        "ms_per_task_run": round(elapsed / ROUNDS * 1000, 3),
+    }
+
+
+def start_seconds(spec: str) -> float:
+    from assay.taskrun.agents import agent_factory, close_agents
+
+    timings = []
+    for _ in range(5):
+        started = time.perf_counter()
+        factory = agent_factory(spec)
+        timings.append(time.perf_counter() - started)
+        close_agents(factory)
+    return round(statistics.median(timings), 3)
+
+
+def main() -> None:
+    import importlib.util
+
+    from assay.runs import open_benchmark
+    from assay.taskrun.agents import agent_factory, close_agents
+
+    with tempfile.TemporaryDirectory() as scratch:
+        os.environ["ASSAY_HOME"] = str(Path(scratch) / "home")
+        benchmark = open_benchmark(write_world(Path(scratch) / "small", 0.01))
+        agent_file = Path(scratch) / "five_steps.py"
+        agent_file.write_text(AGENT)
+        spec = importlib.util.spec_from_file_location("five_steps", agent_file)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+
+        isolated = agent_factory(f"{agent_file}:FiveSteps")
+        figures = {
+            "reference_in_process": task_runs_per_s(benchmark, agent_factory("reference")),
+            "class_in_process": task_runs_per_s(benchmark, lambda task: module.FiveSteps()),
+            "class_own_process": task_runs_per_s(benchmark, isolated),
+            "agent_process_start_s": start_seconds(f"{agent_file}:FiveSteps"),
+        }
+        close_agents(isolated)
+    own = figures["class_own_process"]["ms_per_task_run"]
+    inside = figures["class_in_process"]["ms_per_task_run"]
+    figures["ms_per_action_round_trip"] = round((own - inside) / 6, 3)  # six actions a task run
+    print(json.dumps(figures, indent=2))
+
+
+if __name__ == "__main__":
+    main()
