@@ -132,8 +132,11 @@ def _read(channel: BinaryIO) -> dict[str, Any] | None:
 
 
 def _write(channel: BinaryIO, message: dict[str, Any]) -> None:
-    channel.write(json.dumps(message).encode() + b"\n")
-    channel.flush()
+    try:
+        channel.write(json.dumps(message).encode() + b"\n")
+        channel.flush()
+    except BrokenPipeError:  # the task run's process is gone: nobody is left to answer
+        os._exit(0)
 
 
 if __name__ == "__main__":
