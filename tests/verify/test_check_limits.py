@@ -78,14 +78,11 @@ def test_a_few_very_heavy_calls_are_stopped_quickly_and_small(tmp_path, open_wor
     assert result.checks[0].details == HEAVY_STOPPED[backend]
 
 
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)  # PostgreSQL: tests/world/postgres
 def test_a_slow_loop_is_interrupted_at_the_deadline_not_thousands_of_steps_later(
     tmp_path, open_world, backend
 ):
     """Each row costs milliseconds in a few steps: a step-counting handler would fire far too late."""
-    if backend != "sqlite":
-        pytest.skip(
-            "zeroblob is SQLite's; statement_timeout stops PostgreSQL (tests/world/postgres)"
-        )
     heavy_rows = _count_to(100_000, "SELECT sum(length(hex(zeroblob(7000000 + i % 2)))) FROM n")
     started = time.monotonic()
     result = _run(tmp_path, open_world, heavy_rows, 0.3)
@@ -123,9 +120,8 @@ def test_sqlite_heap_is_capped_once_a_copy_is_locked(tmp_path):
     assert limits.HEAP_CEILING == 2 << 30
 
 
+@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
 def test_a_check_on_postgresql_sorts_within_its_own_work_mem(tmp_path, open_world, backend):
-    if backend != "postgresql":
-        pytest.skip("work_mem is PostgreSQL's")
     result = _run(tmp_path, open_world, "SELECT current_setting('work_mem')")
     assert result.checks[0].evidence["actual"] == "4MB"
 
