@@ -244,7 +244,8 @@ class Store(ValidationRecords):
             "axes": parts["axes"],
             "summary": parts["summary"],
             "result": parts["result"],
-            "started_at": result.started_at,
+            # the mark made as it began stands (a served task run graded after a restart has no other)
+            "started_at": func.coalesce(task_runs.c.started_at, result.started_at),
             "finished_at": now(),
         }
         checks = check_values(result.id, parts["checks"], (_check_id() for _ in parts["checks"]))
@@ -267,7 +268,7 @@ class Store(ValidationRecords):
                         repeat=result.repeat,
                         split=result.split,
                         created_at=values["finished_at"],
-                        **values,
+                        **(values | {"started_at": result.started_at}),
                     )
                 )
             if not first:
