@@ -18,7 +18,7 @@ from assay.runs.plan import PlannedRun
 from assay.runs.taskrun import run_task
 from assay.score.result import TaskRunResult
 from assay.taskrun.agents.isolated import DEFAULT_ACTION_TIMEOUT_S
-from assay.taskrun.agents.resolve import agent_factory, close_agents
+from assay.taskrun.agents.resolve import AgentFactory, agent_factory, close_agents
 
 OnResult = Callable[[TaskRunResult], None]
 OnStart = Callable[[PlannedRun], None]
@@ -72,6 +72,16 @@ def stopping() -> Iterator[Stop]:
             signal.signal(number, handler if handler is not None else signal.SIG_DFL)
 
 
+def run_planned(
+    benchmark: Benchmark, make_agent: AgentFactory, run: PlannedRun, agent: str
+) -> TaskRunResult:
+    """One planned task run, with a fresh agent from `make_agent`."""
+    task = benchmark.tasks[run.task_id]
+    return run_task(
+        benchmark, task, make_agent(task), run_id=run.id, repeat=run.repeat, agent_name=agent
+    )
+
+
 class SerialExecutor:
     """One task run after another, in this process (a Python class agent in one process of its
     own, kept for them all); `action_timeout_s` bounds each action of such an agent."""
@@ -93,16 +103,7 @@ class SerialExecutor:
                 for run in planned:
                     if stop.requested:
                         raise KeyboardInterrupt
-                    task = benchmark.tasks[run.task_id]
                     on_start(run)
-                    result = run_task(
-                        benchmark,
-                        task,
-                        make_agent(task),
-                        run_id=run.id,
-                        repeat=run.repeat,
-                        agent_name=agent,
-                    )
-                    on_result(result)
+                    on_result(run_planned(benchmark, make_agent, run, agent))
         finally:
             close_agents(make_agent)

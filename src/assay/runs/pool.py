@@ -24,9 +24,16 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
 from assay.runs.benchmark import Benchmark, open_benchmark
-from assay.runs.execute import STOP_SIGNALS, OnResult, OnStart, SerialExecutor, Stop, stopping
+from assay.runs.execute import (
+    STOP_SIGNALS,
+    OnResult,
+    OnStart,
+    SerialExecutor,
+    Stop,
+    run_planned,
+    stopping,
+)
 from assay.runs.plan import PlannedRun
-from assay.runs.taskrun import run_task
 from assay.score.result import TaskRunResult
 from assay.taskrun.agents.isolated import DEFAULT_ACTION_TIMEOUT_S
 from assay.taskrun.agents.resolve import agent_factory, close_agents
@@ -65,15 +72,7 @@ def _serve(setup: WorkerSetup, channel: Connection) -> None:
         while (run := _next(channel)) is not None:
             channel.send(("started", run.id))
             try:
-                task = benchmark.tasks[run.task_id]
-                result = run_task(
-                    benchmark,
-                    task,
-                    make_agent(task),
-                    run_id=run.id,
-                    repeat=run.repeat,
-                    agent_name=setup.agent,
-                )
+                result = run_planned(benchmark, make_agent, run, setup.agent)
             except Exception as error:
                 channel.send(("failed", _portable(error)))
                 continue
