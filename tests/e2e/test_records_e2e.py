@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from processkit import children, wait_until_gone
-from sqlalchemy import create_engine, text
+from storekit import query
 from worldkit import SHOP
 
 ASSAY = [str(Path(sys.executable).with_name("assay"))]
@@ -29,15 +29,6 @@ def assay(*args, cwd: Path, env: dict | None = None, check: bool = True):
     if check:
         assert ran.returncode == 0, ran.stderr
     return ran
-
-
-def query(url: str, sql: str) -> list[tuple]:
-    engine = create_engine(url)
-    try:
-        with engine.connect() as connection:
-            return [tuple(row) for row in connection.execute(text(sql))]
-    finally:
-        engine.dispose()
 
 
 def start_slow_run(cwd: Path, url: str) -> subprocess.Popen:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from processkit import children, wait_until_gone
-from sqlalchemy import create_engine, text
+from storekit import query
 from worldkit import SHOP
 
 ASSAY = str(Path(sys.executable).with_name("assay"))
@@ -54,21 +54,12 @@ def start(url: str, cwd: Path, workers: int, agent: str = NAP, env: dict | None 
     )
 
 
-def rows(url: str, sql: str) -> list[tuple]:
-    engine = create_engine(url)
-    try:
-        with engine.connect() as connection:
-            return [tuple(row) for row in connection.execute(text(sql))]
-    finally:
-        engine.dispose()
-
-
 def wait_until(url: str, sql: str, enough, process: subprocess.Popen) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         assert process.poll() is None, process.stderr.read()
         try:
-            if enough(rows(url, sql)[0][0]):
+            if enough(query(url, sql)[0][0]):
                 return
         except Exception:  # the store may not exist yet
             pass
@@ -111,9 +102,9 @@ def test_a_stop_lets_what_began_finish_and_starts_nothing_more(tmp_path, workers
     assert "Traceback" not in err and "Error" not in err, err
     shown = json.loads(out)
     assert shown["benchmark_run"]["phase"] == "cancelled"
-    assert rows(url, "SELECT phase, status FROM benchmark_runs") == [("cancelled", "cancelled")]
+    assert query(url, "SELECT phase, status FROM benchmark_runs") == [("cancelled", "cancelled")]
 
-    states = rows(
+    states = query(
         url,
         "SELECT id, phase, status, started_at, finished_at FROM task_runs ORDER BY position",
     )
@@ -154,7 +145,7 @@ def test_a_second_ctrl_c_stops_at_once(tmp_path):
     assert process.returncode == 130 and "Traceback" not in err, err
     wait_until_gone(workers)
     assert json.loads(out)["benchmark_run"]["phase"] == "cancelled"
-    counts = rows(
+    counts = query(
         url,
         "SELECT phase, status, started_at IS NULL, count(*) FROM task_runs "
         "GROUP BY phase, status, started_at IS NULL ORDER BY phase",
@@ -177,7 +168,7 @@ def test_a_killed_run_marks_started_only_what_began(tmp_path):
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=30)
     wait_until_gone(workers)
-    states = rows(url, "SELECT phase, started_at, finished_at FROM task_runs")
+    states = query(url, "SELECT phase, started_at, finished_at FROM task_runs")
     in_flight = [started for phase, started, _ in states if phase == "started"]
     assert len(in_flight) <= 2
     assert all(seconds(started) < killed + LATE_S for started in in_flight)
