@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -27,13 +28,15 @@ def run(
     world: Annotated[
         Path | None,
         typer.Argument(
-            help="A world directory (holding world.toml); with --resume, the run's own."
+            help="A world directory (holding world.toml), a container-format task directory "
+            "(holding task.toml) or a directory of them; with --resume, the run's own."
         ),
     ] = None,
     agent: Annotated[
         str | None,
         typer.Option(
-            help="noop, reference, wrong:<name>, replay:<file> or module:Class (default: reference)."
+            help="noop, reference (oracle), wrong:<name>, replay:<file> or module:Class "
+            "(default: reference)."
         ),
     ] = None,
     task: TaskOption = None,
@@ -91,9 +94,23 @@ def run(
             "not scored (side agent).",
         ),
     ] = 60.0,
+    pass_threshold: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="Container-format tasks: the primary reward that verifies a task run (default: "
+            "each task's [metadata] pass_threshold, else 1).",
+        ),
+    ] = None,
 ) -> None:
     """Run every chosen task with one agent, record it in the store and print the result table."""
     from assay.runs.store import open_store
+
+    if pass_threshold is not None:
+        from assay.world.sandbox.dataset import PASS_THRESHOLD_ENV
+
+        os.environ[PASS_THRESHOLD_ENV] = repr(pass_threshold)  # worker processes read it too
 
     if resume is not None:
         _refuse_with_resume(task, split, repeats)

@@ -7,6 +7,7 @@ import time
 from assay.errors import CheckError
 from assay.runs.stamps import now
 from assay.score.result import Status, TaskRunResult
+from assay.score.script import script_standing
 from assay.score.summary import Summary, summarize
 from assay.score.task import score_task
 from assay.spec.task import TaskSpec
@@ -43,6 +44,7 @@ def grade(
         initial=ReadView(session.world.initial, timeout),
         agent_output=rollout.output,
         request=rollout.request,
+        trial=live.trial,
     )
     error = rollout.error
     checks: list[CheckRun] = []
@@ -51,9 +53,16 @@ def grade(
     except CheckError as failure:
         error = error or RunError(side="scoring", message=str(failure))
     duplicates = int(live.db.value(DUPLICATES) or 0)
-    scored = score_task(checks, scored=error is None)
+    standing = script_standing(checks)
+    if standing is not None and standing.problem is not None:
+        error = error or RunError(side="scoring", message=standing.problem)
+    unscored = standing is not None and not standing.has_primary
+    scored = score_task(checks, scored=error is None and not unscored)
+    if standing is not None:
+        scored.axes = standing.axes
+        _note_timeout(checks, rollout)
     task = session.task
-    final_state_hash = live.db.state_hash()
+    final_state_hash = live.trial.verify().state_digest if live.trial else live.db.state_hash()
     duration = _since(started)
     return TaskRunResult(
         id=run_id,
@@ -124,6 +133,14 @@ def world_failed(
         started_at=now(ago_s=duration),
         duration_s=duration,
     )
+
+
+def _note_timeout(checks: list[CheckRun], rollout: Rollout) -> None:
+    """The agent ran out of time, and verification still ran (SPEC §2, row 19)."""
+    if rollout.termination == "timeout":
+        for check in checks:
+            if check.kind == "script" and check.evidence is not None:
+                check.evidence["notes"] = [*check.evidence["notes"], "agent_timeout"]
 
 
 def _since(started: float | None) -> float:

@@ -119,6 +119,14 @@ class PythonCheck(CheckBase):
     verifier: str
 
 
+class ScriptCheck(CheckBase):
+    """A container-format task's test script: it writes reward files the check reads (SPEC §2)."""
+
+    kind: Literal["script"] = Field(alias="assert")
+    script: str = "tests/test.sh"
+    pass_threshold: float = Field(1.0, ge=0, le=1, allow_inf_nan=False)
+
+
 class OtherCheck(CheckBase):
     """A check whose `assert` assay does not know: it loads, and fails as unsupported."""
 
@@ -135,13 +143,14 @@ def _check_tag(data: Any) -> str | None:
     kind = data.get("assert")
     if kind is None:
         return "<sql>"
-    return f"<{kind}>" if kind in ("sql", "answer", "python") else "<other>"
+    return f"<{kind}>" if kind in ("sql", "answer", "python", "script") else "<other>"
 
 
 Check = Annotated[
     Annotated[SqlCheck, Tag("<sql>")]
     | Annotated[AnswerCheck, Tag("<answer>")]
     | Annotated[PythonCheck, Tag("<python>")]
+    | Annotated[ScriptCheck, Tag("<script>")]
     | Annotated[OtherCheck, Tag("<other>")],
     Discriminator(_check_tag),
 ]

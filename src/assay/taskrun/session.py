@@ -63,9 +63,13 @@ class Session:
             max_turns=task.max_turns, max_contacts=task.max_contacts, time_limit_s=task.time_limit_s
         )
         self._events: list[Event] = [customer_message(task.customer.request)]
+        problem = self.live.begin(task)  # before the clock starts: building is not the agent's time
         self._deadline = (
             time.monotonic() + task.time_limit_s if task.time_limit_s is not None else None
         )
+        if problem is not None:
+            self.error = RunError(side="world", message=problem)
+            self.end("world_error", [notice(f"the world failed: {problem}")])
 
     @property
     def done(self) -> bool:

@@ -15,6 +15,9 @@ from pydantic import BaseModel
 
 from assay.spec.load import WORLD_FILE
 from assay.spec.world import WorldSpec
+from assay.world.sandbox.dataset import is_sandbox_world
+
+SANDBOX_TASK_FILE = "task.toml"
 
 MISSING = "missing"
 
@@ -27,7 +30,10 @@ class Fingerprint(BaseModel):
 
 
 def world_files(root: Path, spec: WorldSpec) -> dict[str, str]:
-    """The sha256 of each world file every task depends on, by its path relative to `root`."""
+    """The sha256 of each world file every task depends on, by its path relative to `root`; none
+    in a container-format world, whose tasks are whole directories."""
+    if is_sandbox_world(root):
+        return {}
     named = [WORLD_FILE, spec.database.schema_file, *spec.database.seed]
     python = [*spec.tools, *spec.verifiers, *_service_files(spec)]
     folders = {(root / name).parent for name in python}
@@ -37,9 +43,19 @@ def world_files(root: Path, spec: WorldSpec) -> dict[str, str]:
 
 def fingerprint(root: Path, task_file: Path, world: Mapping[str, str]) -> Fingerprint:
     """The task file's own hash joined to its world's (`world_files`)."""
-    files = {**world, _relative(root, task_file): _sha256(task_file)}
+    files = {**world, **task_inputs(root, task_file)}
     text = "".join(f"{name}\0{digest}\n" for name, digest in sorted(files.items()))
     return Fingerprint(digest=hashlib.sha256(text.encode()).hexdigest(), files=files)
+
+
+def task_inputs(root: Path, task_file: Path) -> dict[str, str]:
+    """The task file's hash; for a container-format task, every file of its directory (instruction,
+    environment, tests, solution), since each can change its outcome."""
+    if task_file.name != SANDBOX_TASK_FILE or (root / WORLD_FILE).exists():
+        return {_relative(root, task_file): _sha256(task_file)}
+    folder = task_file.parent
+    found = sorted(path for path in folder.rglob("*") if path.is_file())
+    return {_relative(root, path): _sha256(path) for path in found}
 
 
 def changed_files(before: Mapping[str, str], now: Mapping[str, str]) -> list[str]:

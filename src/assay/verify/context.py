@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from assay.spec.task import TaskSpec
 from assay.verify.views import ReadView
@@ -15,6 +16,7 @@ class VerifyContext:
     initial: ReadView
     agent_output: str
     request: str
+    trial: Any = None  # a container-format task run's sandbox phases (world.sandbox.Trial)
 
     def view(self, db: str) -> ReadView:
         return self.initial if db == "initial" else self.final

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from assay.spec.checks import AnswerCheck, OtherCheck, PythonCheck, SqlCheck
+from assay.spec.checks import AnswerCheck, OtherCheck, PythonCheck, ScriptCheck, SqlCheck
 from assay.verify.answer import run_answer_check
 from assay.verify.context import VerifyContext
 from assay.verify.model import CheckRun
 from assay.verify.python import Verifiers, run_python_check
+from assay.verify.script import run_script_check
 from assay.verify.sql import run_sql_check
 
 
@@ -20,6 +21,8 @@ def run_checks(context: VerifyContext, verifiers: Verifiers) -> list[CheckRun]:
             runs.append(run_answer_check(check, context))
         elif isinstance(check, PythonCheck):
             runs.append(run_python_check(check, context, verifiers))
+        elif isinstance(check, ScriptCheck):
+            runs.append(run_script_check(check, context))
         else:
             runs.append(unsupported(check))
     return runs

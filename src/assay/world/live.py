@@ -33,6 +33,7 @@ class World:
     verifier_modules: list[ModuleType] = field(default_factory=list)
     backend: Backend = None  # type: ignore[assignment]  # SQLite unless load_world chose otherwise
     world_db: str | None = None  # the PostgreSQL URL it was loaded with, for worker processes
+    sandbox: Any = None  # a container-format dataset's SandboxTasks; None for a database world
     _described: dict[str, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -93,6 +94,15 @@ class LiveWorld:
         self.services: dict[str, Service] = {
             name: kind(name, options, self) for name, (kind, options) in world.services.items()
         }
+        self.trial: Any = None  # the task's sandbox phases, in a container-format world
+
+    def begin(self, task: TaskSpec) -> str | None:
+        """Get the task's outside parts ready (a sandbox world starts and builds its sandbox);
+        None when ready, else why the task run cannot start."""
+        if self.world.sandbox is None:
+            return None
+        self.trial = self.world.sandbox.trial(task.id)
+        return self.trial.start()
 
     def now(self) -> datetime:
         return self.clock.now()
@@ -140,4 +150,6 @@ class LiveWorld:
         self.db.lock_readonly()
 
     def close(self) -> None:
+        if self.trial is not None:
+            self.trial.close()
         self.world.backend.drop(self.db)

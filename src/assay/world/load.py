@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from assay.errors import SpecError
+from assay.errors import SpecError, UsageError
 from assay.spec.files import shown
 from assay.spec.load import TASKS_DIR, read_task, read_world, task_files
 from assay.spec.sqltext import UnsafeSql, readonly_statement
@@ -14,6 +14,7 @@ from assay.spec.world import WorldSpec
 from assay.world.backend import open_backend
 from assay.world.live import World
 from assay.world.modules import load_file
+from assay.world.sandbox.dataset import is_sandbox_world, load_sandbox_world
 from assay.world.services import Service, service_class
 from assay.world.tools import BUILTIN_TOOLS, Tool
 
@@ -38,6 +39,10 @@ def load_world_tolerant(
 
 
 def _load(root: Path, *, strict: bool, world_db: str | None) -> tuple[World, dict[str, SpecError]]:
+    if is_sandbox_world(root):
+        if world_db is not None:
+            raise UsageError("--world-db: a container-format world keeps no database to move")
+        return load_sandbox_world(root, strict=strict)
     spec = read_world(root)
     world_file = shown(root / "world.toml")
     tools = _load_tools(root, spec)
@@ -67,7 +72,7 @@ def _load(root: Path, *, strict: bool, world_db: str | None) -> tuple[World, dic
 
 def require_tasks(root: Path) -> None:
     """A world to run or validate holds at least one task file; SpecError naming tasks/ if not."""
-    if task_files(root):
+    if task_files(root) or is_sandbox_world(root):
         return
     folder = root / TASKS_DIR
     found = "holds no .toml file" if folder.is_dir() else "no such directory"

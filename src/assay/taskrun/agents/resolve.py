@@ -28,7 +28,7 @@ def agent_factory(name: str, *, action_timeout_s: float = DEFAULT_ACTION_TIMEOUT
     """
     if name == "noop":
         return lambda task: ScriptedAgent([])
-    if name == "reference":
+    if name in ("reference", "oracle"):  # "oracle": what container-format users call it
         return _reference
     if name.startswith("wrong:"):
         wrong = name.removeprefix("wrong:")
@@ -40,14 +40,14 @@ def agent_factory(name: str, *, action_timeout_s: float = DEFAULT_ACTION_TIMEOUT
     if ":" in name:
         return IsolatedAgents(name, action_timeout_s)
     raise UsageError(
-        f"--agent: unknown agent {name!r}; use noop, reference, wrong:<name>, replay:<file> "
-        "or module:Class"
+        f"--agent: unknown agent {name!r}; use noop, reference (or oracle), wrong:<name>, "
+        "replay:<file> or module:Class"
     )
 
 
 def check_agent_for(name: str, task: TaskSpec) -> None:
     """Refuse before running when a scripted agent has no script for this task."""
-    if name == "reference" and task.solution is None:
+    if name in ("reference", "oracle") and task.solution is None:
         raise UsageError(f"--agent: task {task.id} has no [solution]")
     if name.startswith("replay:"):
         task_id, _ = replayed(Path(name.removeprefix("replay:")))

@@ -1,0 +1,78 @@
+"""The `script` check: a container-format task's test script ran in the verifier phase; its reward
+files give the task run's status, rewards and primary reward (SPEC §2)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assay.spec.checks import ScriptCheck
+from assay.verify.context import VerifyContext
+from assay.verify.model import CheckRun
+from assay.verify.rewards import RewardReading, read_rewards
+
+NOT_IN_SANDBOX = "a script check runs only in a container-format task (task.toml + tests/test.sh)"
+
+
+def run_script_check(check: ScriptCheck, context: VerifyContext) -> CheckRun:
+    """Run the verifier phases (once per task run) and read what the test script left."""
+    trial = context.trial
+    if trial is None:
+        return _check_run(check, passed=False, score=0.0, details=NOT_IN_SANDBOX, evidence=None)
+    run = trial.verify()
+    if run.problem is not None or run.logs is None:
+        reading = RewardReading(
+            status="INDETERMINATE",
+            rewards={},
+            primary=None,
+            source=None,
+            reason=run.problem or "no reward file",
+        )
+    else:
+        reading = read_rewards(run.logs)
+    evidence: dict[str, Any] = {
+        "status": reading.status,
+        "rewards": reading.rewards,
+        "primary": reading.primary,
+        "source": reading.source,
+        "reason": reading.reason,
+        "pass_threshold": check.pass_threshold,
+        "exit_code": run.exit_code,
+        "notes": run.notes,
+        "artifacts": run.artifacts,
+        "test_stdout_tail": run.test_stdout_tail,
+    }
+    primary = reading.primary
+    passed = reading.status == "SCORED" and primary is not None and primary >= check.pass_threshold
+    return _check_run(
+        check,
+        passed=passed,
+        score=primary if primary is not None else 0.0,
+        details=_details(reading, check.pass_threshold),
+        evidence=evidence,
+    )
+
+
+def _details(reading: RewardReading, threshold: float) -> str:
+    if reading.status != "SCORED":
+        return f"{reading.status}: {reading.reason}"
+    if reading.primary is None:
+        names = ", ".join(sorted(reading.rewards))
+        return f"SCORED with no primary reward (metrics: {names}); not scored as pass or fail"
+    relation = "reaches" if reading.primary >= threshold else "is below"
+    return f"primary reward {reading.primary:g} {relation} the pass threshold {threshold:g}"
+
+
+def _check_run(
+    check: ScriptCheck, *, passed: bool, score: float, details: str, evidence: dict[str, Any] | None
+) -> CheckRun:
+    return CheckRun(
+        name=check.name,
+        type=check.type,
+        kind=check.kind,
+        weight=check.weight,
+        axis=check.axis,
+        passed=passed,
+        score=score,
+        details=details,
+        evidence=evidence,
+    )

@@ -1,0 +1,156 @@
+"""A directory of container-format tasks loaded as a world whose one tool is `exec`."""
+
+from __future__ import annotations
+
+import base64
+import io
+import math
+import os
+import re
+import shlex
+import tarfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from assay.errors import SpecError, UsageError
+from assay.spec.checks import ScriptCheck
+from assay.spec.sandbox import SandboxTask, is_task_dir, read_sandbox_task, task_dirs
+from assay.spec.task import Customer, Solution, Step, TaskSpec
+from assay.spec.world import DatabaseSpec, RoleSpec, WorldSpec
+from assay.world.live import World
+from assay.world.sandbox.tools import EXEC, MAX_EXEC_TIMEOUT_S
+from assay.world.sandbox.trial import Trial
+
+SCHEMA = Path(__file__).with_name("schema.sql")
+ROLE = "agent"
+DEFAULT_AGENT_TIMEOUT_S = 3600.0  # the format's "no timeout" still ends some day
+MAX_TURNS = 1000
+ORACLE_LOG = "/logs/agent/oracle.txt"
+PASS_THRESHOLD_ENV = "ASSAY_PASS_THRESHOLD"
+
+
+@dataclass
+class SandboxTasks:
+    """The container-format tasks of a world, by id, and how their task runs start."""
+
+    root: Path
+    tasks: dict[str, SandboxTask]
+    notes: list[str] = field(default_factory=list)
+
+    def trial(self, task_id: str) -> Trial:
+        return Trial(self.tasks[task_id], masks=self.masks())
+
+    def masks(self) -> list[Path]:
+        """Host paths no sandbox may see: every task directory of this world (tests, solutions)."""
+        return [task.root.resolve() for task in self.tasks.values()]
+
+
+def is_sandbox_world(path: Path) -> bool:
+    """A task directory (it holds task.toml), or a directory of them with no world.toml."""
+    if not path.is_dir() or (path / "world.toml").exists():
+        return False
+    return is_task_dir(path) or any(is_task_dir(child) for child in path.iterdir())
+
+
+def load_sandbox_world(path: Path, *, strict: bool = True) -> tuple[World, dict[str, SpecError]]:
+    """The world of every task under `path`, and the error of each task that does not load
+    (with `strict`, the first such error is raised: it names the file and field)."""
+    found: dict[str, SandboxTask] = {}
+    rejected: dict[str, SpecError] = {}
+    for folder in task_dirs(path):
+        try:
+            task = read_sandbox_task(folder)
+        except SpecError as error:
+            if strict:
+                raise
+            rejected[folder.name] = error
+            continue
+        found[task.id] = task
+    threshold = pass_threshold_override()
+    tasks = {task_id: task_spec(task, threshold) for task_id, task in found.items()}
+    spec = WorldSpec(
+        name=_world_name(path),
+        version="1",
+        description="Container-format tasks, each in a sandbox of its own.",
+        database=DatabaseSpec(schema=str(SCHEMA)),
+        roles={ROLE: RoleSpec(tools=[EXEC.name], description="Acts through shell commands.")},
+        tool_timeout_s=MAX_EXEC_TIMEOUT_S + 60,  # exec enforces its own time limit
+        check_timeout_s=30,
+    )
+    world = World(
+        path,
+        spec,
+        {EXEC.name: EXEC},
+        {},
+        tasks,
+        {task_id: task.root / "task.toml" for task_id, task in found.items()},
+    )
+    world.sandbox = SandboxTasks(path, found)
+    return world, rejected
+
+
+def pass_threshold_override() -> float | None:
+    """$ASSAY_PASS_THRESHOLD (set by `--pass-threshold`): the primary reward that verifies a task
+    run, for every task; UsageError unless it is a number in [0, 1]."""
+    text = os.environ.get(PASS_THRESHOLD_ENV)
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value <= 1:
+        raise UsageError(f"{PASS_THRESHOLD_ENV}: {text!r} is not a number in [0, 1]")
+    return value
+
+
+def task_spec(task: SandboxTask, pass_threshold: float | None = None) -> TaskSpec:
+    """The task as assay runs it: the instruction is the request, the test script its one check,
+    and the reference solution an exec of `solution/solve.sh` carried in the command itself."""
+    config = task.config
+    threshold = config.pass_threshold() if pass_threshold is None else pass_threshold
+    check = ScriptCheck(name="the test script's reward", kind="script", pass_threshold=threshold)
+    time_limit = config.agent.timeout_sec or DEFAULT_AGENT_TIMEOUT_S
+    solution = None
+    if task.solve_script is not None:
+        command = oracle_command(task)
+        timeout = min(time_limit, MAX_EXEC_TIMEOUT_S)
+        solution = Solution(
+            steps=[
+                Step(call=EXEC.name, args={"command": command, "timeout_s": timeout}),
+                Step(finish=""),
+            ]
+        )
+    return TaskSpec(
+        id=task.id,
+        title=task.title,
+        split=config.split(),
+        role=ROLE,
+        max_turns=MAX_TURNS,
+        time_limit_s=time_limit,
+        customer=Customer(request=task.instruction, default_reply="Please do the task as asked."),
+        checks=[check],
+        solution=solution,
+    )
+
+
+def oracle_command(task: SandboxTask) -> str:
+    """A shell command that unpacks `solution/` into /solution and runs solve.sh, logging to
+    /logs/agent/oracle.txt: the oracle knows the answer and acts through exec like any agent."""
+    packed = io.BytesIO()
+    with tarfile.open(fileobj=packed, mode="w:gz") as archive:
+        archive.add(task.solution_dir, arcname=".")
+    payload = base64.b64encode(packed.getvalue()).decode()
+    env = {"DEBIAN_FRONTEND": "noninteractive", **task.config.solution.env}
+    exports = " ".join(f"{name}={shlex.quote(value)}" for name, value in env.items())
+    return (
+        "mkdir -p /solution && "
+        f"printf %s {payload} | base64 -d | tar -xzf - -C /solution --no-same-owner && "
+        "chmod +x /solution/solve.sh && "
+        f"export {exports} && (/solution/solve.sh) > {ORACLE_LOG} 2>&1"
+    )
+
+
+def _world_name(path: Path) -> str:
+    name = re.sub(r"[^A-Za-z0-9_.-]", "-", path.resolve().name).lstrip("-_.")
+    return name or "tasks"

@@ -1,0 +1,39 @@
+"""What the agent's `exec` returns: each stream decoded and cut at the output limit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assay.world.sandbox.box import ExecResult
+from assay.world.sandbox.tools import OUTPUT_LIMIT_BYTES
+
+
+def exec_output(result: ExecResult) -> dict[str, Any]:
+    return {
+        "stdout": cut(result.stdout),
+        "stderr": cut(result.stderr),
+        "exit_code": result.exit_code,
+    }
+
+
+def cut(data: bytes, limit: int = OUTPUT_LIMIT_BYTES) -> str:
+    """The stream as text; past `limit` bytes, its head and tail with the number of bytes left out."""
+    if len(data) <= limit:
+        return data.decode(errors="replace")
+    half = limit // 2
+    left_out = len(data) - 2 * half
+    head = data[:half].decode(errors="replace")
+    tail = data[-half:].decode(errors="replace")
+    return f"{head}\n[... {left_out} bytes left out ...]\n{tail}"
+
+
+def tail(path: Any, limit: int = 4000) -> str:
+    """The last `limit` characters of a text file on the host; empty when it is missing."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, 2)
+            size = handle.tell()
+            handle.seek(max(size - limit * 4, 0))
+            return handle.read().decode(errors="replace")[-limit:]
+    except OSError:
+        return ""

@@ -1,0 +1,2 @@
+-- A container-format world keeps no tables of its own: only the reserved sandbox_* tables, which
+-- record every action of a task run.

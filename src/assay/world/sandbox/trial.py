@@ -1,0 +1,194 @@
+"""One task run of a container-format task: start and build its sandbox, let the agent exec in it,
+then run the verification phases (SPEC §3.3) and leave the reward files for the script check."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from assay.errors import EnvironmentFailure, SpecError
+from assay.spec.sandbox import SandboxTask, resolve_templates
+from assay.world.sandbox.box import Sandbox, SandboxError, sandbox_available, sandbox_root
+from assay.world.sandbox.build import BuildFailed, cached_layer, layers_dir
+from assay.world.sandbox.dockerfile import BuildPlan, build_key, plan_build
+from assay.world.sandbox.output import exec_output
+from assay.world.sandbox.verification import VerifierRun, verify
+from assay.world.snapshot import cache_dir
+
+
+class Trial:
+    """The sandbox phases of one task run; every sandbox is gone once `close` returns."""
+
+    def __init__(self, task: SandboxTask, masks: list[Path]):
+        self.task = task
+        self.config = task.config
+        self.masks = [*masks, cache_dir().resolve(), layers_dir()]
+        self.notes: list[str] = []
+        self.problem: str | None = None
+        self.home: Path | None = None
+        self.box: Sandbox | None = None
+        self.plan: BuildPlan | None = None
+        self.layer: Path | None = None
+        self.env: dict[str, str] = {}
+        self.verifier_env: dict[str, str] = {}
+        self.workdir = "/"
+        self.result: VerifierRun | None = None
+        self._deadline: float | None = None
+
+    # -- start ---------------------------------------------------------------------------------
+
+    def start(self) -> str | None:
+        """Start and build the sandbox; None when the agent may begin, else why it may not."""
+        self.problem = self._prepare()
+        if self.problem is None:
+            try:
+                self.problem = self._start_box()
+            except (SandboxError, OSError) as error:
+                self.problem = f"sandbox_failed: {error}"
+        if self.problem is not None and self.box is not None:
+            self.box.stop()
+        timeout = self.config.agent.timeout_sec
+        self._deadline = time.monotonic() + timeout if timeout else None
+        return self.problem
+
+    def _prepare(self) -> str | None:
+        """Everything that can refuse the task before a sandbox exists."""
+        reasons = self.config.unsupported()
+        if self.task.compose is not None:
+            reasons.insert(0, "unsupported_environment:compose")
+        if reasons:
+            return reasons[0]
+        missing = sandbox_available()
+        if missing is not None:
+            return f"sandbox_unavailable: {missing}"
+        env, unset = resolve_templates(self.config.environment.env, os.environ)
+        judge, unset_judge = resolve_templates(self.config.verifier.env, os.environ)
+        if unset or unset_judge:
+            return f"missing_env:{(unset or unset_judge)[0]}"
+        try:
+            self.plan = self._plan()
+        except SpecError as error:
+            return f"environment_build_failed: {error}"
+        self.env = {**(self.plan.env if self.plan else {}), **env}
+        self.verifier_env = {**self.env, **judge}
+        self.workdir = self.config.environment.workdir or (self.plan and self.plan.workdir) or "/"
+        self._note_limits()
+        return None
+
+    def _plan(self) -> BuildPlan | None:
+        dockerfile = self.task.dockerfile
+        if dockerfile is None:
+            if self.config.environment.docker_image:
+                self.notes.append(f"docker_image_substituted:{self.config.environment.docker_image}")
+            return None
+        plan = plan_build(dockerfile, self.task.environment_dir)
+        self.notes.extend(plan.notes)
+        return plan
+
+    def _note_limits(self) -> None:
+        environment = self.config.environment
+        if environment.memory_mb:
+            self.notes.append("memory_not_enforced")
+        phases = ("agent", "verifier")
+        if any(self.config.network(phase) == "allowlist" for phase in phases):
+            self.notes.append("allowlist_enforced_as_no_network")
+
+    def _start_box(self) -> str | None:
+        self.home = Path(tempfile.mkdtemp(prefix=f"{self.task.id[:40]}-", dir=sandbox_root()))
+        if self.plan is not None and self.plan.steps:
+            key = build_key(self.task.dockerfile, self.task.environment_dir)  # type: ignore[arg-type]
+            try:
+                self.layer = cached_layer(
+                    self.plan,
+                    key,
+                    timeout_s=self.config.environment.build_timeout_sec,
+                    masks=self.masks,
+                )
+            except BuildFailed as failed:
+                return str(failed)
+        layers = [self.layer] if self.layer else []
+        self.box = Sandbox.start(
+            self.home / "agent", layers=layers, workdir=self.workdir, masks=self.masks
+        )
+        self.notes.extend(note for note in self.box.notes if note not in self.notes)
+        if self.task.dockerfile is None:
+            self._upload_environment()
+        self._make_solution_dir()
+        return self._healthcheck()
+
+    def _upload_environment(self) -> None:
+        """No Dockerfile: the environment's files go into the working directory."""
+        folder = self.task.environment_dir
+        if folder is not None and folder.is_dir() and any(folder.iterdir()):
+            assert self.box is not None
+            self.box.put(folder, self.workdir)
+
+    def _make_solution_dir(self) -> None:
+        """An empty /solution the agent user owns, so a reference solution can unpack itself."""
+        assert self.box is not None
+        user = self.agent_user
+        owner = f" && chown {user} /solution" if user not in (None, "root", 0, "0") else ""
+        self.box.exec(f"mkdir -p /solution{owner}", timeout_s=30)
+
+    def _healthcheck(self) -> str | None:
+        check = self.config.environment.healthcheck
+        if check is None:
+            return None
+        assert self.box is not None
+        time.sleep(check.start_period_sec)
+        for attempt in range(check.retries + 1):
+            result = self.box.exec(check.command, timeout_s=check.timeout_sec, env=self.env)
+            if result.exit_code == 0 and not result.timed_out:
+                return None
+            if attempt < check.retries:
+                time.sleep(check.interval_sec if attempt else check.start_interval_sec)
+        return f"healthcheck_failed: {check.command!r} did not succeed in {check.retries + 1} tries"
+
+    # -- the agent phase ----------------------------------------------------------------------
+
+    @property
+    def agent_user(self) -> str | int | None:
+        return self.config.agent.user or (self.plan.user if self.plan else None)
+
+    def exec_for_agent(self, command: str, timeout_s: float) -> dict[str, Any]:
+        """The agent's `exec`: as its user, in its phase's network, cut to the output limit."""
+        if self.box is None or not self.box.alive:
+            raise EnvironmentFailure("the task's sandbox is not running")
+        if self._deadline is not None:
+            timeout_s = max(min(timeout_s, self._deadline - time.monotonic()), 0.001)
+        try:
+            result = self.box.exec(
+                command,
+                timeout_s=timeout_s,
+                user=self.agent_user,
+                env=self.env,
+                network=self.config.network("agent") == "public",
+                fsize_mb=self.config.environment.storage_mb,
+                cpus=self.config.environment.cpus,
+            )
+        except SandboxError as error:
+            raise EnvironmentFailure(f"the task's sandbox failed: {error}") from None
+        return exec_output(result)
+
+    # -- verification and the end -------------------------------------------------------------
+
+    def verify(self) -> VerifierRun:
+        """Run the verification phases once; every sandbox is stopped when this returns."""
+        if self.result is None:
+            if self.problem is not None or self.box is None or self.home is None:
+                self.result = VerifierRun.refused(self.problem or "the sandbox never started")
+            else:
+                self.result = verify(self)
+            self.result.notes[:0] = [n for n in self.notes if n not in self.result.notes]
+        return self.result
+
+    def close(self) -> None:
+        """Stop every sandbox and remove the task run's files."""
+        if self.box is not None:
+            self.box.stop()
+        if self.home is not None:
+            shutil.rmtree(self.home, ignore_errors=True)

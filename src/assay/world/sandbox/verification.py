@@ -1,0 +1,153 @@
+"""The phases after the agent (SPEC §3.3, 4–8): pre_artifacts.sh, collect hooks, artifacts, the test
+script in the shared sandbox or a fresh one, and every sandbox stopped before anything is read."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from assay.world.sandbox.artifacts import collect_artifacts, restore_artifacts
+from assay.world.sandbox.box import Sandbox, SandboxError
+from assay.world.sandbox.build import BuildFailed, cached_layer
+from assay.world.sandbox.dockerfile import build_key, plan_build
+from assay.world.sandbox.output import tail
+
+if TYPE_CHECKING:
+    from assay.world.sandbox.trial import Trial
+
+PRE_ARTIFACTS_TIMEOUT_S = 120.0
+PRIVATE = "/run/assay"  # a tmpfs of the sandbox's own, outside the agent's working tree
+TEST_COMMAND = "(/tests/test.sh) > /logs/verifier/test-stdout.txt 2>&1"
+
+
+@dataclass
+class VerifierRun:
+    """What the verifier phase left: its /logs/verifier on the host, and why it may not count."""
+
+    logs: Path | None
+    problem: str | None
+    exit_code: int | None = None
+    test_stdout_tail: str = ""
+    notes: list[str] = field(default_factory=list)
+    artifacts: list[dict[str, Any]] = field(default_factory=list)
+    state_digest: str = ""
+    state_entries: int = 0
+
+    @classmethod
+    def refused(cls, problem: str) -> VerifierRun:
+        return cls(logs=None, problem=problem)
+
+
+def verify(trial: Trial) -> VerifierRun:
+    """Run the phases after the agent; a failure of the sandbox itself is the run's problem."""
+    assert trial.box is not None and trial.home is not None
+    box = trial.box
+    run = VerifierRun(logs=None, problem=None)
+    try:
+        run.state_digest, run.state_entries = box.digest()  # what the agent left
+        _pre_artifacts(trial, box, run)
+        _collect_hooks(trial, box, run)
+        run.artifacts = collect_artifacts(box, trial.config.artifacts, trial.home / "artifacts")
+        if trial.config.verifier_mode() == "separate":
+            box.stop()
+            box = _verifier_box(trial, run)
+            if box is None:
+                return run
+        _run_tests(trial, box, run)
+    except SandboxError as error:
+        run.problem = f"sandbox_failed: {error}"
+    finally:
+        box.stop()
+        trial.box.stop()
+    return run
+
+
+def _pre_artifacts(trial: Trial, box: Sandbox, run: VerifierRun) -> None:
+    script = trial.task.pre_artifacts
+    if script is None:
+        patch = box.logs / "artifacts" / "model.patch"
+        if not patch.exists():
+            patch.touch()
+        return
+    box.put(script, f"{PRIVATE}/pre_artifacts.sh")
+    result = box.exec(
+        f"bash {PRIVATE}/pre_artifacts.sh",
+        timeout_s=PRE_ARTIFACTS_TIMEOUT_S,
+        env=trial.env,
+        network=trial.config.network("agent") == "public",
+    )
+    if result.timed_out or result.exit_code != 0:
+        run.notes.append(f"pre_artifacts_failed:{result.exit_code}")
+
+
+def _collect_hooks(trial: Trial, box: Sandbox, run: VerifierRun) -> None:
+    """Each `[[verifier.collect]]` command; a failure is noted and never stops the run."""
+    for index, hook in enumerate(trial.config.verifier.collect):
+        result = box.exec(
+            hook.command,
+            timeout_s=hook.timeout_sec,
+            user=hook.user,
+            env=trial.env,
+            network=trial.config.network("agent") == "public",
+        )
+        if result.timed_out or result.exit_code != 0:
+            run.notes.append(f"collect_failed:{index}:{result.exit_code}")
+
+
+def _verifier_box(trial: Trial, run: VerifierRun) -> Sandbox | None:
+    """A fresh sandbox of the verifier's environment holding only the artifacts."""
+    assert trial.home is not None
+    layer = trial.layer
+    tests_dockerfile = trial.task.tests_dockerfile
+    workdir = trial.workdir
+    if tests_dockerfile is not None:
+        try:
+            plan = plan_build(tests_dockerfile, trial.task.tests_dir)
+            key = build_key(tests_dockerfile, trial.task.tests_dir)
+            layer = cached_layer(
+                plan,
+                key,
+                timeout_s=trial.config.environment.build_timeout_sec,
+                masks=trial.masks,
+            )
+        except (BuildFailed, Exception) as failed:  # noqa: BLE001 — any build failure is the run's
+            run.problem = f"verifier_build_failed: {failed}"
+            return None
+        workdir = plan.workdir or workdir
+    chosen = trial.config.verifier.environment
+    if chosen is not None and chosen.workdir:
+        workdir = chosen.workdir
+    box = Sandbox.start(
+        trial.home / "verifier",
+        layers=[layer] if layer else [],
+        workdir=workdir,
+        masks=trial.masks,
+    )
+    restore_artifacts(box, trial.home / "artifacts", trial.box.logs / "artifacts")
+    return box
+
+
+def _run_tests(trial: Trial, box: Sandbox, run: VerifierRun) -> None:
+    """Empty /logs/verifier, put tests/ in, run test.sh; then stop the sandbox before reading."""
+    verifier_logs = box.logs / "verifier"
+    shutil.rmtree(verifier_logs, ignore_errors=True)
+    verifier_logs.mkdir(mode=0o777)
+    verifier_logs.chmod(0o777)
+    box.put(trial.task.tests_dir, "/tests")
+    box.exec("chmod +x /tests/test.sh", timeout_s=30)
+    user = trial.config.verifier.user or (trial.plan.user if trial.plan else None)
+    result = box.exec(
+        TEST_COMMAND,
+        timeout_s=trial.config.verifier.timeout_sec,
+        user=user,
+        env=trial.verifier_env,
+        network=trial.config.network("verifier") == "public",
+    )
+    box.stop()  # nothing may write a reward file after this point
+    run.logs = verifier_logs
+    run.exit_code = result.exit_code
+    run.test_stdout_tail = tail(verifier_logs / "test-stdout.txt")
+    if result.timed_out:
+        run.problem = "verifier timeout"
