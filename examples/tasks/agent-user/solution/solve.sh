@@ -1,0 +1,2 @@
+#!/bin/bash
+whoami > /home/builder/out/whoami.txt
