@@ -16,10 +16,11 @@ from pydantic import (
     model_validator,
 )
 
+from assay.spec.task import Split
+
 NetworkMode = Literal["no-network", "public", "allowlist"]
 Phase = Literal["build", "agent", "verifier"]
 VerifierMode = Literal["shared", "separate"]
-Split = Literal["train", "dev", "holdout"]
 
 SIZE = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)([GMK])$")
 SIZE_TO_MB = {"G": 1024.0, "M": 1.0, "K": 1 / 1024}

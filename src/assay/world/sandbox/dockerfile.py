@@ -369,7 +369,7 @@ def build_key(dockerfile: Path, context: Path) -> str:
     for path in sorted(_context_entries(context)):
         info = path.lstat()
         _frame(digest, path.relative_to(context).as_posix().encode())
-        _frame(digest, str(stat.S_IMODE(info.st_mode) | stat.S_IFMT(info.st_mode)).encode())
+        _frame(digest, oct(info.st_mode).encode())  # the file type and permission bits
         if stat.S_ISLNK(info.st_mode):
             _frame(digest, os.readlink(path).encode())
         elif stat.S_ISREG(info.st_mode):
