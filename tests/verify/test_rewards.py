@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 import os
 from pathlib import Path
 from typing import NamedTuple
@@ -330,3 +332,33 @@ def test_a_float_outside_the_range_is_a_scoring_error(value: float) -> None:
     assert reading.status == "SCORING_ERROR"
     assert reading.reason is not None and reading.reason.startswith("reward.txt: ")
     assert reading.rewards == {}
+
+
+@given(st.text(max_size=200))
+def test_any_json_text_gives_a_reading_never_an_exception(text: str) -> None:
+    reading = parse_reward_json(text)
+    if reading.status == "SCORED":
+        assert reading.rewards and all(math.isfinite(v) for v in reading.rewards.values())
+        assert reading.primary is None or 0 <= reading.primary <= 1
+    else:
+        assert reading.reason is not None and reading.reason.startswith("reward.json: ")
+
+
+@given(
+    st.dictionaries(
+        st.text(max_size=8),
+        st.one_of(st.floats(), st.integers(), st.booleans(), st.none(), st.text(max_size=3)),
+        max_size=4,
+    )
+)
+def test_any_json_object_is_scored_only_when_every_value_is_a_finite_number(
+    document: dict[str, object],
+) -> None:
+    reading = parse_reward_json(json.dumps(document))
+    numbers = all(
+        isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+        for v in document.values()
+    )
+    primary = document.get("reward", next(iter(document.values())) if len(document) == 1 else None)
+    in_range = primary is None or (numbers and 0 <= primary <= 1)  # type: ignore[operator]
+    assert (reading.status == "SCORED") == (bool(document) and numbers and in_range)

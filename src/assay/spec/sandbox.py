@@ -72,6 +72,7 @@ class SandboxTask:
 
     @property
     def title(self) -> str:
+        """[task].name when the task has one, else its id."""
         return self.config.task.name if self.config.task is not None else self.id
 
     def unsupported(self) -> list[str]:

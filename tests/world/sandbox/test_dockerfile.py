@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from assay.errors import SpecError
 from assay.spec.files import shown
@@ -499,3 +501,19 @@ def test_build_key_changes_with_the_dockerfile_outside_the_context(tmp_path: Pat
     before = build_key(dockerfile, root)
     dockerfile.write_text("FROM y\n")
     assert build_key(dockerfile, root) != before
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.text(alphabet=st.sampled_from(list("ACDENOPRUVWY $={}:-+\"'\\\n#<[]/.*?`a1")), max_size=80)
+)
+def test_any_dockerfile_is_a_plan_or_a_spec_error(tmp_path: Path, body: str) -> None:
+    context = tmp_path / "fuzz"
+    context.mkdir(exist_ok=True)
+    (context / "Dockerfile").write_text(f"FROM x\n{body}")
+    try:
+        result = plan_build(context / "Dockerfile", context)
+    except SpecError as error:
+        assert "\n" not in str(error)
+    else:
+        assert result.base_image == "x"
