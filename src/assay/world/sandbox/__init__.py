@@ -1,0 +1,1 @@
+"""Running a container-format task without Docker: the Dockerfile subset and the sandbox."""
