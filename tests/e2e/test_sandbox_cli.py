@@ -38,7 +38,10 @@ def outcomes(done: subprocess.CompletedProcess[str]) -> dict[str, tuple[str, str
     assert done.returncode == 0, done.stderr
     runs = json.loads(done.stdout)["task_runs"]
     return {
-        run["task_id"]: (run["outcome"], next(c for c in run["checks"] if c["assert"] == "script")["evidence"]["status"])
+        run["task_id"]: (
+            run["outcome"],
+            next(c for c in run["checks"] if c["assert"] == "script")["evidence"]["status"],
+        )
         for run in runs
     }
 

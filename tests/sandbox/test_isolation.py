@@ -26,7 +26,9 @@ def outputs(result) -> list[dict]:
 
 
 def test_no_task_directory_tests_or_solution_is_visible_to_the_agent(tmp_path: Path) -> None:
-    other = make_task(tmp_path, "other", test_sh="echo 1 > /logs/verifier/reward.txt\n", solve_sh="echo secret\n")
+    other = make_task(
+        tmp_path, "other", test_sh="echo 1 > /logs/verifier/reward.txt\n", solve_sh="echo secret\n"
+    )
     task = make_task(tmp_path, "probe", test_sh=PASS_IF_APP_X, solve_sh="echo answer\n")
     probes = [
         f"ls -A {task}",
@@ -50,7 +52,9 @@ def test_the_agent_starts_from_an_empty_environment(tmp_path: Path, monkeypatch)
 
 def test_exec_output_is_cut_at_64_kib_per_stream_with_the_cut_said(tmp_path: Path) -> None:
     task = make_task(tmp_path, "loud", test_sh=PASS_IF_APP_X)
-    (shown,) = outputs(run_one(task, actions=[exec_action("head -c 200000 /dev/zero | tr '\\0' a")]))
+    (shown,) = outputs(
+        run_one(task, actions=[exec_action("head -c 200000 /dev/zero | tr '\\0' a")])
+    )
     assert len(shown["stdout"].encode()) < 70_000
     assert f"[... {200_000 - 65_536} bytes left out ...]" in shown["stdout"]
 
@@ -58,7 +62,9 @@ def test_exec_output_is_cut_at_64_kib_per_stream_with_the_cut_said(tmp_path: Pat
 def test_no_network_in_the_agent_phase_leaves_only_loopback(tmp_path: Path) -> None:
     toml = '[agent]\ntimeout_sec = 30\n[environment]\nnetwork_mode = "no-network"\n'
     task = make_task(tmp_path, "offline", test_sh=PASS_IF_APP_X, toml=toml)
-    (shown,) = outputs(run_one(task, actions=[exec_action("tail -n +3 /proc/net/dev | cut -d: -f1")]))
+    (shown,) = outputs(
+        run_one(task, actions=[exec_action("tail -n +3 /proc/net/dev | cut -d: -f1")])
+    )
     assert shown["stdout"].split() == ["lo"]
 
 

@@ -24,7 +24,14 @@ ROWS = [
     ("6-two", "1 2", None, "SCORING_ERROR", None, "not_scored"),
     ("6-hex", "0x1", None, "SCORING_ERROR", None, "not_scored"),
     ("7-json-wins", "0", '{"reward": 1}', "SCORED", 1.0, "verified"),
-    ("8-extra-keys", None, '{"reward": 1, "tests_passed": 12, "tests_total": 12}', "SCORED", 1.0, "verified"),
+    (
+        "8-extra-keys",
+        None,
+        '{"reward": 1, "tests_passed": 12, "tests_total": 12}',
+        "SCORED",
+        1.0,
+        "verified",
+    ),
     ("9-sole-key", None, '{"funny": 0.7}', "SCORED", 0.7, "not_achieved"),
     ("10-no-primary", None, '{"correctness": 1, "performance": 0}', "SCORED", None, "not_scored"),
     ("11-nan", None, '{"reward": NaN}', "SCORING_ERROR", None, "not_scored"),
@@ -116,7 +123,11 @@ def test_row_19_an_agent_out_of_time_is_still_verified(tmp_path: Path) -> None:
 
 def test_row_20_a_reward_file_planted_by_the_agent_never_counts(tmp_path: Path) -> None:
     task = make_task(tmp_path, "planted", test_sh="exit 0\n")
-    actions = [exec_action("echo 1 > /logs/verifier/reward.txt; echo '{\"reward\": 1}' > /logs/verifier/reward.json")]
+    actions = [
+        exec_action(
+            "echo 1 > /logs/verifier/reward.txt; echo '{\"reward\": 1}' > /logs/verifier/reward.json"
+        )
+    ]
     result = run_one(task, actions=actions)
     assert script(result)["status"] == "INDETERMINATE"
     assert result.outcome == "not_scored"
@@ -125,7 +136,9 @@ def test_row_20_a_reward_file_planted_by_the_agent_never_counts(tmp_path: Path) 
 def test_a_background_writer_left_by_the_agent_cannot_touch_the_verifiers_files(
     tmp_path: Path,
 ) -> None:
-    task = make_task(tmp_path, "background", test_sh="echo 0 > /logs/verifier/reward.txt\nsleep 1\n")
+    task = make_task(
+        tmp_path, "background", test_sh="echo 0 > /logs/verifier/reward.txt\nsleep 1\n"
+    )
     writer = "while true; do echo 1 > /logs/verifier/reward.txt; sleep 0.05; done"
     result = run_one(task, actions=[exec_action(f"nohup bash -c '{writer}' >/dev/null 2>&1 &")])
     assert (script(result)["primary"], result.outcome) == (0.0, "not_achieved")

@@ -57,9 +57,7 @@ class Trial:
 
     def _prepare(self) -> str | None:
         """Everything that can refuse the task before a sandbox exists."""
-        reasons = self.config.unsupported()
-        if self.task.compose is not None:
-            reasons.insert(0, "unsupported_environment:compose")
+        reasons = self.task.unsupported()
         if reasons:
             return reasons[0]
         missing = sandbox_available()
@@ -83,7 +81,9 @@ class Trial:
         dockerfile = self.task.dockerfile
         if dockerfile is None:
             if self.config.environment.docker_image:
-                self.notes.append(f"docker_image_substituted:{self.config.environment.docker_image}")
+                self.notes.append(
+                    f"docker_image_substituted:{self.config.environment.docker_image}"
+                )
             return None
         plan = plan_build(dockerfile, self.task.environment_dir)
         self.notes.extend(plan.notes)

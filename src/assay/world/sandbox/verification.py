@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay.errors import SpecError
 from assay.world.sandbox.artifacts import collect_artifacts, restore_artifacts
 from assay.world.sandbox.box import Sandbox, SandboxError
 from assay.world.sandbox.build import BuildFailed, cached_layer
@@ -112,12 +113,12 @@ def _verifier_box(trial: Trial, run: VerifierRun) -> Sandbox | None:
                 timeout_s=trial.config.environment.build_timeout_sec,
                 masks=trial.masks,
             )
-        except (BuildFailed, Exception) as failed:  # noqa: BLE001 — any build failure is the run's
+        except (BuildFailed, SpecError, SandboxError, OSError) as failed:
             run.problem = f"verifier_build_failed: {failed}"
             return None
         workdir = plan.workdir or workdir
-    chosen = trial.config.verifier.environment
-    if chosen is not None and chosen.workdir:
+    chosen = trial.config.verifier_environment()
+    if chosen.workdir:
         workdir = chosen.workdir
     box = Sandbox.start(
         trial.home / "verifier",
