@@ -233,7 +233,8 @@ def _spawn(argv: list[str], script_fd: int, out: IO[bytes], err: IO[bytes]) -> s
 
 def _wait(process: subprocess.Popen, limit_s: float) -> int:
     try:
-        return process.wait(timeout=limit_s)
+        returncode = process.wait(timeout=limit_s)
+        return 128 - returncode if returncode < 0 else returncode  # as a shell reports a signal
     except subprocess.TimeoutExpired:
         process.kill()  # `timeout` itself hung (an unkillable process): a backstop only
         process.wait()

@@ -52,7 +52,7 @@ def put(pid1: int, source: Path, target: str, owner: Identity | None) -> str | N
 
 def _put_dir(pid1: int, source: Path, target: str, owner: Identity | None) -> str | None:
     # With an owner the archive carries its ids (numeric) and root's extraction keeps them.
-    ids = [f"--owner=+{owner.uid}", f"--group=+{owner.gid}"] if owner else []
+    ids = [f"--owner=:{owner.uid}", f"--group=:{owner.gid}"] if owner else []
     keep = ["--numeric-owner", "--same-owner"] if owner else ["--no-same-owner"]
     packer = subprocess.Popen(
         ["tar", "-C", str(source), *ids, "-cf", "-", "."],
