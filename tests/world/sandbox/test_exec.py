@@ -106,6 +106,15 @@ def test_an_unknown_user_is_refused_like_docker(box: Sandbox) -> None:
     assert b"unable to find user nobody-here" in result.stderr
 
 
+def test_accounts_are_not_read_through_a_symlink_that_would_resolve_on_the_host(
+    box: Sandbox, tmp_path: Path
+) -> None:
+    host_file = tmp_path / "passwd"
+    host_file.write_text("mover:x:0:0::/:/bin/sh\n")  # would make `mover` root, were it read
+    run(box, f"ln -sf {host_file} /etc/passwd")
+    assert box.exec("id -u", timeout_s=10, user="mover").exit_code == 126
+
+
 def interfaces(proc_net_dev: str) -> set[str]:
     return {line.split(":")[0].strip() for line in proc_net_dev.splitlines()[2:]}
 

@@ -151,7 +151,24 @@ def test_the_read_only_fallback_writes_only_its_own_dirs(
     run(box, "echo more > /app/more")
     assert box.digest() != (digest, entries)
     assert run(box, '"$ASSAY_HOST_PYTHON" -c "print(42)"') == "42\n"
+    (tmp_path / "test_a.py").write_text("ok")
+    box.put(tmp_path / "test_a.py", "/tests/")
+    box.put(tmp_path / "test_a.py", "/solution/solve.sh")
+    assert run(box, "cat /tests/test_a.py /solution/solve.sh") == "okok"
 
 
 def test_the_overlay_sandbox_is_not_read_only(box: Sandbox) -> None:
     assert (box.readonly_root, box.notes) == (False, [])
+
+
+def test_a_refused_overlay_falls_back_to_the_read_only_root(
+    start_sandbox: Callable[..., Sandbox], tmp_path: Path
+) -> None:
+    nested = tmp_path / "outer" / "inner"
+    nested.mkdir(parents=True)
+    box = start_sandbox(layers=[tmp_path / "outer", nested])  # the kernel refuses overlapping layers
+    assert box.readonly_root
+    assert box.notes[0] == "sandbox_readonly_root"
+    assert box.notes[1].startswith("overlay_refused:")
+    assert box.notes[2] == "layers_ignored"
+    assert run(box, "echo up") == "up\n"

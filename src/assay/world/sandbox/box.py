@@ -88,7 +88,7 @@ class Sandbox:
         sandbox = cls._launch(Home(home), workdir, (), hidden, overlay=False)
         sandbox.notes.append("sandbox_readonly_root")
         if refusal:
-            sandbox.notes.append(f"overlay_refused: {refusal}")
+            sandbox.notes.append(f"overlay_refused:{refusal}")
         if layers:
             sandbox.notes.append("layers_ignored")
         return sandbox

@@ -60,7 +60,10 @@ def _find(entries: list[list[str]], name: str) -> list[str] | None:
 
 
 def _entries(path: Path) -> list[list[str]]:
-    # Read through /proc/<pid>/root: the sandbox's own /etc, at the size of a sane account file.
+    # Read through /proc/<pid>/root: a symlink there would resolve against the host's root, so an
+    # account file reached through one is not read at all.
+    if path.parent.is_symlink() or path.is_symlink():
+        return []
     try:
         with path.open("rb") as file:
             text = file.read(MAX_ACCOUNT_FILE).decode(errors="replace")

@@ -15,7 +15,10 @@ LOG_DIRS = ("agent", "verifier", "artifacts")
 # Paths the sandbox gets its own copy of; a mask under one of them would only be hidden again.
 OWN_MOUNTS = ("/proc", "/dev", "/run", "/tmp", "/logs")
 # Host top-level entries the read-only root does not show: each gets a mount of its own, or none.
-NOT_SHARED = ("proc", "dev", "sys", "run", "tmp", "root", "logs")
+NOT_SHARED = ("proc", "dev", "sys", "run", "tmp", "root", "logs", "tests", "solution")
+# Writable in the read-only fallback besides workdir, /tmp and /logs: /root, and where task runs
+# put the tests and the solution.
+FALLBACK_WRITABLE = ("/root", "/tests", "/solution")
 
 
 @dataclass(frozen=True)
@@ -56,9 +59,9 @@ class Home:
     def workdir(self) -> Path:
         return self.root / "workdir"
 
-    @property
-    def root_home(self) -> Path:
-        return self.root / "root"
+    def writable(self, inside: str) -> Path:
+        """The host dir bound at `inside` (one of FALLBACK_WRITABLE) in the read-only fallback."""
+        return self.root / "writable" / inside.strip("/")
 
     @property
     def info(self) -> Path:
@@ -82,7 +85,8 @@ def prepare(home: Home, workdir: str, *, overlay: bool) -> None:
             path.mkdir()
     else:
         home.workdir.mkdir()
-        home.root_home.mkdir(mode=0o700)
+        for inside in FALLBACK_WRITABLE:
+            home.writable(inside).mkdir(mode=0o700 if inside == "/root" else 0o755, parents=True)
 
 
 def overlay_setup(home: Home, workdir: str, layers: Sequence[Path]) -> str:
@@ -124,7 +128,8 @@ def bwrap_args(home: Home, *, workdir: str, masks: Sequence[Path], overlay: bool
     tree += mask_args(masks, overlay=overlay)
     tree += ["--bind", str(home.tmp), "/tmp", "--bind", str(home.logs), "/logs"]
     if not overlay:
-        tree += ["--bind", str(home.root_home), "/root"]
+        for inside in FALLBACK_WRITABLE:
+            tree += ["--bind", str(home.writable(inside)), inside]
         if workdir != "/":
             tree += ["--bind", str(home.workdir), workdir]
     for path in interpreter_dirs():
