@@ -166,7 +166,8 @@ def test_a_refused_overlay_falls_back_to_the_read_only_root(
 ) -> None:
     nested = tmp_path / "outer" / "inner"
     nested.mkdir(parents=True)
-    box = start_sandbox(layers=[tmp_path / "outer", nested])  # the kernel refuses overlapping layers
+    # The kernel refuses lower layers that overlap: one inside the other.
+    box = start_sandbox(layers=[tmp_path / "outer", nested])
     assert box.readonly_root
     assert box.notes[0] == "sandbox_readonly_root"
     assert box.notes[1].startswith("overlay_refused:")
