@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -11,6 +12,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from sandboxkit import processes_running, unique_seconds, wait_until_no_process
 
 from assay.world.sandbox import Sandbox, sandbox_root
@@ -36,7 +38,8 @@ def test_a_with_block_stops_the_sandbox(start_sandbox: Callable[..., Sandbox]) -
     assert processes_running("sleep", seconds) == []
 
 
-def test_killing_assay_kills_every_process_of_its_sandboxes() -> None:
+@pytest.mark.parametrize("home_deleted", [False, True])
+def test_killing_assay_kills_every_process_of_its_sandboxes(home_deleted: bool) -> None:
     seconds = unique_seconds()
     source = str(Path(__file__).resolve().parents[3] / "src")
     starter = subprocess.Popen(
@@ -48,6 +51,8 @@ def test_killing_assay_kills_every_process_of_its_sandboxes() -> None:
     assert starter.stdout.readline() == b"0\n"
     assert processes_running("sleep", seconds)
     pid1 = json.loads((sandbox_root() / "orphan" / "info.json").read_text())["child-pid"]
+    if home_deleted:  # as a caller's temporary directory is, on its way out
+        shutil.rmtree(sandbox_root() / "orphan")
     starter.send_signal(signal.SIGKILL)
     starter.wait()
     assert wait_until_no_process("sleep", seconds, within_s=3)

@@ -137,7 +137,7 @@ class Sandbox:
         )
         with _scratch(self.home) as script, _scratch(self.home) as out, _scratch(self.home) as err:
             os.fchmod(script.fileno(), 0o644)  # bash reopens it, maybe as another user
-            script.write(command.encode())
+            script.write(command.encode("utf-8", "surrogateescape"))
             script.flush()
             script.seek(0)
             argv = exec_argv(self._pid1, plan, script.fileno(), sys.executable)

@@ -24,14 +24,17 @@ if [ -n "$setup" ] && ! { eval "$setup"; } 2>"$home/overlay.log"; then
     echo overlay-refused
     exit 0
 fi
-"$@" 3>"$home/info.json" 4>&1 </dev/null >"$home/sandbox.log" 2>&1 &
+# Keep the info file open: the caller may delete the home before this holder reads it.
+: >"$home/info.json" && exec 5<"$home/info.json"
+"$@" 3>"$home/info.json" 4>&1 5<&- </dev/null >"$home/sandbox.log" 2>&1 &
 bwrap_pid=$!
 exec >/dev/null
 while read -r _; do :; done
-pid=$(sed -n 's/.*"child-pid": *\([0-9][0-9]*\).*/\1/p' "$home/info.json")
+pid=$(sed -n 's/.*"child-pid": *\([0-9][0-9]*\).*/\1/p' <&5)
 # While bwrap lives it has not reaped its child, so the pid cannot name another process yet.
-if [ -n "$pid" ] && kill -0 "$bwrap_pid" 2>/dev/null; then
-    kill -KILL "$pid" 2>/dev/null
+if kill -0 "$bwrap_pid" 2>/dev/null; then
+    [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
+    kill -KILL "$bwrap_pid" 2>/dev/null  # its child dies with it (--die-with-parent)
 fi
 wait
 """
