@@ -32,9 +32,11 @@ exec >/dev/null
 while read -r _; do :; done
 pid=$(sed -n 's/.*"child-pid": *\([0-9][0-9]*\).*/\1/p' <&5)
 # While bwrap lives it has not reaped its child, so the pid cannot name another process yet.
-if kill -0 "$bwrap_pid" 2>/dev/null; then
-    [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
+# Killing bwrap itself is the last resort: its child would then be left for the host's init to reap.
+if [ -z "$pid" ]; then
     kill -KILL "$bwrap_pid" 2>/dev/null  # its child dies with it (--die-with-parent)
+elif kill -0 "$bwrap_pid" 2>/dev/null; then
+    kill -KILL "$pid" 2>/dev/null
 fi
 wait
 """
