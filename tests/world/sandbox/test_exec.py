@@ -73,6 +73,9 @@ def test_the_environment_starts_empty_plus_defaults_and_the_callers(
 def test_commands_run_in_the_workdir_unless_told_otherwise(box: Sandbox) -> None:
     assert run(box, "pwd") == "/app\n"
     assert run(box, "pwd", cwd="/etc") == "/etc\n"
+    missing = box.exec("pwd", timeout_s=10, cwd="/no/such/dir")
+    assert missing.exit_code != 0
+    assert b"/no/such/dir" in missing.stderr
 
 
 def test_the_command_s_stdin_is_empty(box: Sandbox) -> None:
@@ -121,6 +124,14 @@ def interfaces(proc_net_dev: str) -> set[str]:
 
 def test_without_network_only_loopback_is_there(box: Sandbox) -> None:
     assert interfaces(run(box, "cat /proc/net/dev", network=False)) == {"lo"}
+
+
+def test_loopback_works_without_network(box: Sandbox) -> None:
+    server = (
+        "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(); "
+        "c = socket.create_connection(s.getsockname()); print('connected')"
+    )
+    assert run(box, f'"$ASSAY_HOST_PYTHON" -c "{server}"', network=False) == "connected\n"
 
 
 def test_with_network_the_hosts_interfaces_are_there(box: Sandbox) -> None:

@@ -54,19 +54,10 @@ def _put_dir(pid1: int, source: Path, target: str, owner: Identity | None) -> st
     # With an owner the archive carries its ids (numeric) and root's extraction keeps them.
     ids = [f"--owner=:{owner.uid}", f"--group=:{owner.gid}"] if owner else []
     keep = ["--numeric-owner", "--same-owner"] if owner else ["--no-same-owner"]
-    packer = subprocess.Popen(
-        ["tar", "-C", str(source), *ids, "-cf", "-", "."],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+    packed, unpacked = _pipe(
+        ["tar", "-C", str(source), *ids, "-cf", "-", "."], inside(pid1, PUT_DIR, target, *keep)
     )
-    assert packer.stdout is not None
-    with packer.stdout:
-        done = subprocess.run(
-            inside(pid1, PUT_DIR, target, *keep), stdin=packer.stdout, capture_output=True
-        )
-    packer_errors = packer.stderr.read() if packer.stderr else b""
-    packer.wait()
-    return _failure(done.returncode, done.stderr) or _failure(packer.returncode, packer_errors)
+    return _failure(*unpacked) or _failure(*packed)
 
 
 def get(pid1: int, path: str, target: Path) -> bool | str:
@@ -74,28 +65,35 @@ def get(pid1: int, path: str, target: Path) -> bool | str:
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".assay-get-", dir=target.parent))
     try:
-        packer = subprocess.Popen(
-            inside(pid1, GET, path), stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        packed, unpacked = _pipe(
+            inside(pid1, GET, path),
+            ["tar", "-C", str(staging), "-xf", "-", "--no-same-owner", "--no-same-permissions"],
         )
-        assert packer.stdout is not None
-        with packer.stdout:
-            unpacked = subprocess.run(
-                ["tar", "-C", str(staging), "-xf", "-", "--no-same-owner", "--no-same-permissions"],
-                stdin=packer.stdout,
-                capture_output=True,
-            )
-        packer_errors = packer.stderr.read() if packer.stderr else b""
-        if packer.wait() == 3:
+        if packed[0] == 3:
             return False
-        failed = _failure(packer.returncode, packer_errors) or _failure(
-            unpacked.returncode, unpacked.stderr
-        )
+        failed = _failure(*packed) or _failure(*unpacked)
         if failed:
             return failed
         _replace(target, staging if path.rstrip("/") == "" else staging / Path(path).name)
         return True
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _pipe(producer: list[str], consumer: list[str]) -> tuple[tuple[int, bytes], tuple[int, bytes]]:
+    """Run `producer | consumer`; each one's (exit code, stderr)."""
+    # stderr goes to files: a pipe nobody reads while the stream runs could fill and stall tar.
+    with tempfile.TemporaryFile() as producer_err, tempfile.TemporaryFile() as consumer_err:
+        writer = subprocess.Popen(producer, stdout=subprocess.PIPE, stderr=producer_err)
+        assert writer.stdout is not None
+        with writer.stdout:
+            reader = subprocess.run(
+                consumer, stdin=writer.stdout, stdout=subprocess.DEVNULL, stderr=consumer_err
+            )
+        writer.wait()
+        producer_err.seek(0)
+        consumer_err.seek(0)
+        return (writer.returncode, producer_err.read()), (reader.returncode, consumer_err.read())
 
 
 def _replace(target: Path, fetched: Path) -> None:
@@ -106,8 +104,8 @@ def _replace(target: Path, fetched: Path) -> None:
     fetched.rename(target)
 
 
-def _failure(returncode: int, stderr: bytes | None) -> str | None:
+def _failure(returncode: int, stderr: bytes) -> str | None:
     if returncode == 0:
         return None
-    lines = (stderr or b"").decode(errors="replace").strip().splitlines()
+    lines = stderr.decode(errors="replace").strip().splitlines()
     return lines[-1] if lines else f"exit status {returncode}"
