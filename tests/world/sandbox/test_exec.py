@@ -44,7 +44,6 @@ def test_a_command_past_its_time_limit_is_killed_and_reads_124(box: Sandbox) -> 
     result = box.exec(f"echo begun; sleep {seconds}", timeout_s=0.5)
     assert (result.exit_code, result.timed_out) == (124, True)
     assert result.stdout == b"begun\n"
-    assert result.duration_s >= 0.5
     assert processes_running("sleep", seconds) == []
 
 
