@@ -1,1 +1,6 @@
-"""Running a container-format task without Docker: the Dockerfile subset and the sandbox."""
+"""Persistent bubblewrap sandboxes for container-format tasks: start, exec, copy, digest, stop."""
+
+from assay.world.sandbox.box import ExecResult, Sandbox, SandboxError
+from assay.world.sandbox.host import sandbox_available, sandbox_root
+
+__all__ = ["ExecResult", "Sandbox", "SandboxError", "sandbox_available", "sandbox_root"]
