@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from runner import exec_action, run_one, script
 from sandboxkit import make_task
+from sandboxrun import exec_action, run_one, script
 
 from assay.world.sandbox.build import layers_dir
 
@@ -81,7 +81,7 @@ def test_a_failing_build_step_is_not_scored_with_the_step_named(tmp_path: Path) 
     task = make_task(
         tmp_path, "broken", test_sh=PASS_IF_APP_X, dockerfile="FROM debian\nRUN exit 7\n"
     )
-    result = run_one(task)
+    result = run_one(task, agent="noop")
     assert result.outcome == "not_scored"
     assert result.error is not None
     assert "environment_build_failed: RUN exit 7 exited 7" in result.error.message
@@ -100,7 +100,7 @@ def test_a_dockerfile_layer_is_built_once_and_reused(tmp_path: Path) -> None:
     test_sh = "cat /opt/built/stamp; echo 1 > /logs/verifier/reward.txt\n"
     task = make_task(tmp_path, "cached", test_sh=test_sh, dockerfile=dockerfile)
     before = set(layers_dir().glob("*.done")) if layers_dir().exists() else set()
-    stamps = [run_one(task).checks[0].evidence["test_stdout_tail"] for _ in "12"]
+    stamps = [run_one(task, agent="noop").checks[0].evidence["test_stdout_tail"] for _ in "12"]
     after = set(layers_dir().glob("*.done"))
     assert len(after - before) == 1
     assert stamps[0] == stamps[1]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from runner import exec_action, run_one, script
 from sandboxkit import make_task, reward_task
+from sandboxrun import exec_action, run_one, script
 
 # (row, reward.txt, reward.json, status, primary, outcome)
 ROWS = [

@@ -29,6 +29,7 @@ def test_uvx_pytest_runs_assays_pytest_and_writes_the_ctrf_report(
         "uvx -p 3.13 --with pytest==8.4.1 --with pytest-json-ctrf==0.3.5 "
         "pytest --ctrf /logs/verifier/ctrf.json /tests/test_x.py -rA",
         timeout_s=120,
+        writable=["/logs/verifier"],
     )
     assert result.exit_code == 0, result
     assert b"[assay-compat] uvx -p 3.13" in result.stderr

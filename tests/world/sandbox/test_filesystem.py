@@ -81,10 +81,19 @@ def test_tmp_is_fresh_and_not_the_hosts(box: Sandbox, tmp_path: Path) -> None:
 def test_logs_are_made_writable_for_every_user(box: Sandbox) -> None:
     assert run(box, "ls /logs") == "agent\nartifacts\nverifier\n"
     run(box, "useradd worker")
-    assert (
-        box.exec("echo 1 > /logs/verifier/reward.txt", timeout_s=10, user="worker").exit_code == 0
-    )
-    assert (box.logs / "verifier" / "reward.txt").read_text() == "1\n"
+    assert box.exec("echo 1 > /logs/agent/out.txt", timeout_s=10, user="worker").exit_code == 0
+    assert (box.logs / "agent" / "out.txt").read_text() == "1\n"
+
+
+def test_the_verifier_logs_are_writable_only_by_a_command_given_them(box: Sandbox) -> None:
+    run(box, "useradd worker")
+    plant = "echo 1 > /logs/verifier/reward.txt"
+    assert box.exec(plant, timeout_s=10).exit_code != 0  # read-only, even for root
+    left_running = "nohup bash -c 'sleep 0.5; echo 1 > /logs/verifier/planted' >/dev/null 2>&1 &"
+    box.exec(left_running, timeout_s=10)
+    given = box.exec(plant + "; sleep 1", timeout_s=10, user="worker", writable=["/logs/verifier"])
+    assert given.exit_code == 0
+    assert sorted(path.name for path in (box.logs / "verifier").iterdir()) == ["reward.txt"]
 
 
 def test_a_masked_dir_shows_empty_and_an_unmasked_one_does_not(

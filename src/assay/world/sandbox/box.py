@@ -119,12 +119,14 @@ class Sandbox:
         cwd: str | None = None,
         fsize_mb: int | None = None,
         cpus: int | None = None,
+        writable: Sequence[str] = (),
     ) -> ExecResult:
         """Run `command` with bash inside the sandbox, from `env -i` plus a default PATH, HOME (the
         user's), LANG=C.UTF-8, TERM=dumb and `env`; network=False runs it with loopback only.
 
         The command reaches bash through a file, never argv, so its size is not limited by
         ARG_MAX; its own stdin is empty. Output is returned whole (the caller truncates).
+        writable: read-only mounts (such as /logs/verifier) this command alone may write.
         """
         self._require_alive()
         started = time.monotonic()
@@ -133,7 +135,14 @@ class Sandbox:
         except UnknownUser as error:
             return ExecResult(b"", f"{error}\n".encode(), 126, False, time.monotonic() - started)
         plan = ExecPlan(
-            timeout_s, identity, env or {}, network, cwd or self.workdir, fsize_mb, cpus
+            timeout_s,
+            identity,
+            env or {},
+            network,
+            cwd or self.workdir,
+            fsize_mb,
+            cpus,
+            tuple(writable),
         )
         with _scratch(self.home) as script, _scratch(self.home) as out, _scratch(self.home) as err:
             os.fchmod(script.fileno(), 0o644)  # bash reopens it, maybe as another user

@@ -11,8 +11,9 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from assay.world.sandbox.box import ExecResult, Sandbox, SandboxError, sandbox_root
+from assay.world.sandbox.box import ExecResult, Sandbox, SandboxError
 from assay.world.sandbox.dockerfile import BuildPlan, CopyStep, RunStep, WorkdirStep
+from assay.world.sandbox.host import sandbox_root
 from assay.world.snapshot import cache_dir
 
 DONE = ".done"

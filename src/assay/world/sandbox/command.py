@@ -32,6 +32,7 @@ class ExecPlan:
     cwd: str
     fsize_mb: int | None = None
     cpus: int | None = None
+    writable: tuple[str, ...] = ()  # read-only mounts made writable for this command alone
 
 
 def exec_argv(pid1: int, plan: ExecPlan, script_fd: int, host_python: str) -> list[str]:
@@ -44,11 +45,24 @@ def exec_argv(pid1: int, plan: ExecPlan, script_fd: int, host_python: str) -> li
     namespaces = ["-m", "-u", "-i", "-p", *(["-n"] if not plan.network else []), "-r", "-w"]
     return [
         *("nsenter", "-t", str(pid1), *namespaces, "--"),
+        *private_writable(plan.writable),
         *("timeout", "-k", str(KILL_AFTER_S), f"{plan.timeout_s:.3f}"),
         *("env", "-i", "-C", plan.cwd, *environment(plan, host_python)),
         *limits(plan),
         *identity_args(plan.identity),
         *("bash", f"/dev/fd/{script_fd}"),
+    ]
+
+
+def private_writable(paths: tuple[str, ...]) -> list[str]:
+    """A mount namespace of the command's own in which `paths` are writable; every other process
+    in the sandbox (whatever the agent left running) still sees them read-only."""
+    if not paths:
+        return []
+    remount = 'while [ "$1" != -- ]; do mount -o remount,bind,rw "$1" || exit 125; shift; done'
+    return [
+        *("unshare", "-m", "--propagation", "private", "--"),
+        *("sh", "-c", f'{remount}; shift; exec "$@"', "sh", *paths, "--"),
     ]
 
 

@@ -13,6 +13,7 @@ from assay.world.sandbox.host import compat_dir, interpreter_dirs
 COMPAT_MOUNT = "/opt/assay/bin"
 LOG_DIRS = ("agent", "verifier", "artifacts")
 # Paths the sandbox gets its own copy of; a mask under one of them would only be hidden again.
+VERIFIER_LOGS = "/logs/verifier"
 OWN_MOUNTS = ("/proc", "/dev", "/run", "/tmp", "/logs")
 # Host top-level entries the read-only root does not show: each gets a mount of its own, or none.
 NOT_SHARED = ("proc", "dev", "sys", "run", "tmp", "root", "logs", "tests", "solution")
@@ -127,6 +128,8 @@ def bwrap_args(home: Home, *, workdir: str, masks: Sequence[Path], overlay: bool
     tree += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/run"]
     tree += mask_args(masks, overlay=overlay)
     tree += ["--bind", str(home.tmp), "/tmp", "--bind", str(home.logs), "/logs"]
+    # only the verifier's own exec remounts it writable, so nothing the agent left can write a reward
+    tree += ["--ro-bind", str(home.logs / "verifier"), VERIFIER_LOGS]
     if not overlay:
         for inside in FALLBACK_WRITABLE:
             tree += ["--bind", str(home.writable(inside)), inside]

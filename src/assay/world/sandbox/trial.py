@@ -12,9 +12,10 @@ from typing import Any
 
 from assay.errors import EnvironmentFailure, SpecError
 from assay.spec.sandbox import SandboxTask, resolve_templates
-from assay.world.sandbox.box import Sandbox, SandboxError, sandbox_available, sandbox_root
+from assay.world.sandbox.box import Sandbox, SandboxError
 from assay.world.sandbox.build import BuildFailed, cached_layer, layers_dir
 from assay.world.sandbox.dockerfile import BuildPlan, build_key, plan_build
+from assay.world.sandbox.host import sandbox_available, sandbox_root
 from assay.world.sandbox.output import exec_output
 from assay.world.sandbox.verification import VerifierRun, verify
 from assay.world.snapshot import cache_dir

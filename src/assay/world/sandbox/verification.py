@@ -13,6 +13,7 @@ from assay.world.sandbox.artifacts import collect_artifacts, restore_artifacts
 from assay.world.sandbox.box import Sandbox, SandboxError
 from assay.world.sandbox.build import BuildFailed, cached_layer
 from assay.world.sandbox.dockerfile import build_key, plan_build
+from assay.world.sandbox.layout import VERIFIER_LOGS
 from assay.world.sandbox.output import tail
 
 if TYPE_CHECKING:
@@ -133,9 +134,7 @@ def _verifier_box(trial: Trial, run: VerifierRun) -> Sandbox | None:
 def _run_tests(trial: Trial, box: Sandbox, run: VerifierRun) -> None:
     """Empty /logs/verifier, put tests/ in, run test.sh; then stop the sandbox before reading."""
     verifier_logs = box.logs / "verifier"
-    shutil.rmtree(verifier_logs, ignore_errors=True)
-    verifier_logs.mkdir(mode=0o777)
-    verifier_logs.chmod(0o777)
+    _empty(verifier_logs)  # the directory itself stays: it is the source of a mount
     box.put(trial.task.tests_dir, "/tests")
     box.exec("chmod +x /tests/test.sh", timeout_s=30)
     user = trial.config.verifier.user or (trial.plan.user if trial.plan else None)
@@ -145,6 +144,7 @@ def _run_tests(trial: Trial, box: Sandbox, run: VerifierRun) -> None:
         user=user,
         env=trial.verifier_env,
         network=trial.config.network("verifier") == "public",
+        writable=[VERIFIER_LOGS],
     )
     box.stop()  # nothing may write a reward file after this point
     run.logs = verifier_logs
@@ -152,3 +152,11 @@ def _run_tests(trial: Trial, box: Sandbox, run: VerifierRun) -> None:
     run.test_stdout_tail = tail(verifier_logs / "test-stdout.txt")
     if result.timed_out:
         run.problem = "verifier timeout"
+
+
+def _empty(folder: Path) -> None:
+    for path in folder.iterdir():
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
