@@ -5,26 +5,36 @@ BIN := $(VENV)/bin
 
 .PHONY: demo test lint bench
 
+# Container-format tasks run in bubblewrap sandboxes; Debian's package gives /usr/bin/bwrap.
+BWRAP := /usr/bin/bwrap
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
 $(BIN)/assay: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@
 
-demo: $(BIN)/assay
+$(BWRAP):
+	$(SUDO) apt-get update -qq
+	$(SUDO) apt-get install -y -qq bubblewrap
+
+demo: $(BIN)/assay $(BWRAP)
 	$(BIN)/assay run worlds/shop --agent reference
 
 lint: $(BIN)/assay
 	$(BIN)/ruff check src tests worlds bench examples
 	$(BIN)/ruff format --check src tests worlds bench examples
 
-test: lint
+test: lint $(BWRAP)
 	$(BIN)/pytest
 
-bench: $(BIN)/assay
+bench: $(BIN)/assay $(BWRAP)
 	$(BIN)/python bench/taskruns.py
 	$(BIN)/python bench/agents.py
 	$(BIN)/python bench/validate.py
 	$(BIN)/python bench/records.py
 	$(BIN)/python bench/postgres.py
 	$(BIN)/python bench/api.py
+	$(BIN)/python bench/sandbox.py
+	$(BIN)/python bench/sandbox_tasks.py

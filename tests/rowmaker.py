@@ -27,6 +27,7 @@ def row(
     repeat: int = 0,
     split: str = "train",
     axes: dict[str, float] | None = None,
+    status: str | None = None,
     **summary: Any,
 ) -> TaskRow:
     """A task run row; the score defaults to 1 for verified, 0 otherwise, None when not scored."""
@@ -41,6 +42,7 @@ def row(
         score=score,
         axes=axes or {},
         summary={**QUIET, **summary},
+        status=status or ("failed" if outcome == "not_scored" else "completed"),
     )
 
 

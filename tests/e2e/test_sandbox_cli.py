@@ -112,8 +112,9 @@ def _sandboxed(marker: str) -> list[int]:
     return found
 
 
-def test_killing_assay_mid_task_leaves_no_sandbox_process(tmp_path, assay_home):
-    marker = "31415926"
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_killing_assay_mid_task_leaves_no_sandbox_process(tmp_path, assay_home, workers):
+    marker = f"3141592{workers}"
     make_task(
         tmp_path / "set",
         "sleeper",
@@ -125,19 +126,39 @@ def test_killing_assay_mid_task_leaves_no_sandbox_process(tmp_path, assay_home):
 
     env = {**os.environ, "ASSAY_HOME": str(assay_home)}
     process = subprocess.Popen(
-        [ASSAY, "run", str(tmp_path / "set"), "--agent", "oracle", "--workers", "1"],
+        [
+            ASSAY,
+            "run",
+            str(tmp_path / "set"),
+            "--agent",
+            "oracle",
+            "--workers",
+            workers,
+            "--repeats",
+            workers,
+        ],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         cwd=tmp_path,
     )
     deadline = time.monotonic() + 60
-    while len(_sandboxed(f"sleep {marker}")) < 2 and time.monotonic() < deadline:
+    wanted = 2 * int(workers)  # two sleeps in each sandbox
+    while len(_sandboxed(f"sleep {marker}")) < wanted and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert len(_sandboxed(f"sleep {marker}")) >= 2
+    assert len(_sandboxed(f"sleep {marker}")) >= wanted
     process.send_signal(signal.SIGKILL)
     process.wait()
     deadline = time.monotonic() + 10
     while _sandboxed(f"sleep {marker}") and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _sandboxed(f"sleep {marker}") == []
+
+
+def test_a_python_class_agent_in_its_own_process_acts_through_exec(assay_cli):
+    agent = f"{Path(__file__).parent / 'shell_agent.py'}:ShellAgent"
+    task = str(EXAMPLES / "workdir-override")
+    done = assay_cli("run", task, "--agent", agent, "--json")
+    assert done.returncode == 0, done.stderr
+    (run,) = json.loads(done.stdout)["task_runs"]
+    assert (run["outcome"], run["output"]) == ("verified", "wrote notes.txt in /srv/project")

@@ -106,3 +106,17 @@ def test_summary_counts_every_task_run_and_terminations_by_kind():
     assert totals.rejected_attempts == 1
     assert totals.turns == 3 + 4 + 1
     assert totals.termination == {"agent_error": 1, "finished": 1, "max_turns": 1}
+
+
+def test_metrics_of_a_completed_run_with_no_primary_reward_count_in_the_axis_means():
+    rows = [
+        row("a", "verified", 1.0, axes={"reward": 1.0, "speed": 1.0}),
+        row("b", "not_scored", axes={"correctness": 1.0, "speed": 0.0}, status="completed"),
+        row("c", "not_scored", axes={"speed": 1.0}, status="failed"),
+    ]
+    figures = aggregate(rows)
+    assert figures.axes["speed"].score == pytest.approx(0.5)
+    assert figures.axes["speed"].task_runs == 2
+    assert figures.axes["correctness"].task_runs == 1
+    assert (figures.score, figures.scored, figures.not_scored) == (1.0, 1, 2)
+    assert figures.pass_at_k == {"1": 1.0}  # only the task with a primary reward counts

@@ -80,6 +80,7 @@ def test_row_10_keeps_every_metric_as_an_axis_and_is_left_out_of_the_mean(tmp_pa
         "performance": 0.0,
     }
     assert (result.reward, result.score, result.verdict) == (None, None, None)
+    assert result.summary.false_completion is False  # it cannot be shown to have failed
 
 
 def test_row_16_a_verifier_past_its_timeout_is_indeterminate_and_its_reward_discarded(

@@ -79,10 +79,11 @@ def outcome_counts(rows: Iterable[TaskRow]) -> dict[Outcome, int]:
 
 
 def axis_means(rows: Iterable[TaskRow]) -> dict[str, AxisFigures]:
-    """Per axis, the mean score over scored task runs that have the axis."""
+    """Per axis, the mean score over the task runs that have the axis: scored ones, and completed
+    ones with no primary reward to score them by (a reward file of several metrics)."""
     scores: dict[str, list[float]] = {}
     for row in rows:
-        if row.outcome == "not_scored":
+        if row.outcome == "not_scored" and row.status != "completed":
             continue
         for name, score in row.axes.items():
             scores.setdefault(name, []).append(score)

@@ -19,6 +19,7 @@ class TaskRow(NamedTuple):
     score: float | None
     axes: dict[str, float]
     summary: dict[str, Any]
+    status: str = "completed"
 
 
 def row_of(result: TaskRunResult) -> TaskRow:
@@ -32,4 +33,5 @@ def row_of(result: TaskRunResult) -> TaskRow:
         score=result.score,
         axes={name: axis.score for name, axis in result.axes.items()},
         summary=result.summary.model_dump(),
+        status=result.status,
     )

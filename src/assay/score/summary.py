@@ -45,7 +45,10 @@ def summarize(
     goal_failed = any(check.type == "goal" and not check.passed for check in checks)
     extra_contacts = rollout.contacts - max_contacts if max_contacts is not None else 0
     return Summary(
-        false_completion=rollout.termination == "finished" and goal_failed,
+        # a task run that cannot be scored cannot be shown to have claimed a false success
+        false_completion=rollout.termination == "finished"
+        and goal_failed
+        and outcome != "not_scored",
         duplicate_effects=duplicate_effects,
         faults=rollout.faults,
         recovered=rollout.faults > 0 and outcome == "verified" and duplicate_effects == 0,

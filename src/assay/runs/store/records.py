@@ -73,6 +73,7 @@ def task_row(row: Row) -> TaskRow:
         score=row.score,
         axes={name: axis["score"] for name, axis in axes.items()},
         summary=row.summary,
+        status=row.status,
     )
 
 

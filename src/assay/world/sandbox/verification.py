@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 PRE_ARTIFACTS_TIMEOUT_S = 120.0
 PRIVATE = "/run/assay"  # a tmpfs of the sandbox's own, outside the agent's working tree
+SHIM_MARK = b"[assay-compat]"  # what the uvx/uv shim writes to stderr each time it runs
 TEST_COMMAND = "(/tests/test.sh) > /logs/verifier/test-stdout.txt 2>&1"
 
 
@@ -150,6 +151,8 @@ def _run_tests(trial: Trial, box: Sandbox, run: VerifierRun) -> None:
     run.logs = verifier_logs
     run.exit_code = result.exit_code
     run.test_stdout_tail = tail(verifier_logs / "test-stdout.txt")
+    if _mentions(verifier_logs / "test-stdout.txt", SHIM_MARK):
+        run.notes.append("uvx_shim")
     if result.timed_out:
         run.problem = "verifier timeout"
 
@@ -160,3 +163,17 @@ def _empty(folder: Path) -> None:
             shutil.rmtree(path, ignore_errors=True)
         else:
             path.unlink(missing_ok=True)
+
+
+def _mentions(path: Path, text: bytes) -> bool:
+    """Whether the file holds `text`, read in blocks (a test's output may be large)."""
+    try:
+        with path.open("rb") as handle:
+            carry = b""
+            while block := handle.read(1 << 20):
+                if text in carry + block:
+                    return True
+                carry = block[-len(text) :]
+    except OSError:
+        return False
+    return False
