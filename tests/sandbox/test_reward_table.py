@@ -151,3 +151,9 @@ def test_the_agent_cannot_write_the_verifiers_logs_at_all(tmp_path: Path) -> Non
     result = run_one(task, actions=[exec_action(probe)])
     first = result.trajectory["steps"][1]["events"][0]["result"]
     assert first["stdout"].strip() == "refused"
+
+
+def test_a_test_script_without_its_execute_bit_still_runs(tmp_path: Path) -> None:
+    task = reward_task(tmp_path, "no-x-bit", reward_txt="1")
+    (task / "tests" / "test.sh").chmod(0o644)
+    assert run_one(task).outcome == "verified"

@@ -129,11 +129,12 @@ class Trial:
             self.box.put(folder, self.workdir)
 
     def _make_solution_dir(self) -> None:
-        """An empty /solution the agent user owns, so a reference solution can unpack itself."""
+        """An empty /solution a non-root agent user owns, so a reference solution can unpack itself
+        (root makes it when it needs it)."""
         assert self.box is not None
         user = self.agent_user
-        owner = f" && chown {user} /solution" if user not in (None, "root", 0, "0") else ""
-        self.box.exec(f"mkdir -p /solution{owner}", timeout_s=30)
+        if user not in (None, "root", 0, "0"):
+            self.box.exec(f"mkdir -p /solution && chown {user} /solution", timeout_s=30)
 
     def _healthcheck(self) -> str | None:
         check = self.config.environment.healthcheck

@@ -3,6 +3,7 @@ script in the shared sandbox or a fresh one, and every sandbox stopped before an
 
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -137,7 +138,8 @@ def _run_tests(trial: Trial, box: Sandbox, run: VerifierRun) -> None:
     verifier_logs = box.logs / "verifier"
     _empty(verifier_logs)  # the directory itself stays: it is the source of a mount
     box.put(trial.task.tests_dir, "/tests")
-    box.exec("chmod +x /tests/test.sh", timeout_s=30)
+    if not os.access(trial.task.test_script, os.X_OK):  # the copy keeps the mode it has
+        box.exec("chmod +x /tests/test.sh", timeout_s=30)
     user = trial.config.verifier.user or (trial.plan.user if trial.plan else None)
     result = box.exec(
         TEST_COMMAND,
