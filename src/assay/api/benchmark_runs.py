@@ -13,6 +13,7 @@ from assay.api.models import (
     TaskRunLink,
     TaskRunOut,
 )
+from assay.api.surfaces import service_endpoints
 from assay.api.views import completion
 from assay.errors import UsageError
 from assay.runs.aggregate import Figures, aggregate
@@ -72,6 +73,7 @@ def create_run(context: Context, body: CreateRun) -> RunCreated:
             "task_run": "/v1/task-runs/{task_run_id}",
             "act": "/v1/task-runs/{task_run_id}/act",
             "criterion_runs": "/v1/criterion-runs?task_run_id={task_run_id}",
+            **service_endpoints(run_id, {kind.kind for kind, _ in world.services.values()}),
         },
         task_runs=[
             TaskRunLink(

@@ -6,6 +6,7 @@ import re
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AliasChoices,
     BaseModel,
     ConfigDict,
     Discriminator,
@@ -127,6 +128,84 @@ class ScriptCheck(CheckBase):
     pass_threshold: float = Field(1.0, ge=0, le=1, allow_inf_nan=False)
 
 
+ITEM_OPERATORS = (*OPERATORS.values(), "contains", "in", "exists", "absent", "matches")
+
+
+class FieldItem(BaseModel):
+    """One thing a typed check asserts about the selected record: `path <op> expected`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    path: str = Field(min_length=1)
+    expected: Scalar | list[Scalar] = None
+    op: str = "eq"
+
+    @field_validator("op")
+    @classmethod
+    def _known_operator(cls, value: str) -> str:
+        value = OPERATORS.get(value, value)
+        if value not in ITEM_OPERATORS:
+            raise ValueError(
+                f"unknown comparison {value!r}; use one of {', '.join(ITEM_OPERATORS)}"
+            )
+        return value
+
+
+class FhirResourceStateCheck(CheckBase):
+    """A FHIR search on the final state returns a resource with the expected field values."""
+
+    kind: Literal["fhir-resource-state"] = Field(alias="assert")
+    resource_type: str = Field(min_length=1)
+    search: dict[str, str] = {}
+    fields: list[FieldItem] = []
+    count: int | None = Field(None, ge=0)
+    changed: bool = False
+    service: str | None = None
+
+
+class PortalStateMatchCheck(CheckBase):
+    """A row of the portal's state, chosen by `correlate_by`, has the expected values."""
+
+    kind: Literal["portal-state-match"] = Field(alias="assert")
+    correlate_by: dict[str, Scalar]
+    assertions: list[FieldItem] = Field([], validation_alias=AliasChoices("assertions", "fields"))
+    count: int | None = Field(None, ge=0)
+    changed: bool = False
+    service: str | None = None
+
+    @field_validator("correlate_by")
+    @classmethod
+    def _names_a_resource(cls, value: dict[str, Scalar]) -> dict[str, Scalar]:
+        if not isinstance(value.get("resource"), str) or not value["resource"]:
+            raise ValueError('needs resource = "<portal resource>"')
+        return value
+
+
+class VoiceTranscriptCheck(CheckBase):
+    """Phrases a speaker said (and did not say) on the voice line."""
+
+    kind: Literal["voice-transcript"] = Field(alias="assert")
+    speaker: Literal["agent", "caller", "any"] = "agent"
+    contains: list[str] = []
+    not_contains: list[str] = []
+    any_of: list[list[str]] = []
+    fuzzy: int | None = Field(None, ge=1, le=100)
+    call: Literal["first", "last", "any"] = "any"
+    service: str | None = None
+
+    @model_validator(mode="after")
+    def _some_phrase(self) -> VoiceTranscriptCheck:
+        phrases = [*self.contains, *self.not_contains, *(p for group in self.any_of for p in group)]
+        if not phrases:
+            raise ValueError("a voice-transcript check needs contains, not_contains or any_of")
+        if any(not phrase.strip() for phrase in phrases):
+            raise ValueError("an empty phrase is found in every transcript")
+        return self
+
+
+HEALTHCARE_CHECKS = ("fhir-resource-state", "portal-state-match", "voice-transcript")
+
+
 class OtherCheck(CheckBase):
     """A check whose `assert` assay does not know: it loads, and fails as unsupported."""
 
@@ -143,7 +222,8 @@ def _check_tag(data: Any) -> str | None:
     kind = data.get("assert")
     if kind is None:
         return "<sql>"
-    return f"<{kind}>" if kind in ("sql", "answer", "python", "script") else "<other>"
+    known = ("sql", "answer", "python", "script", *HEALTHCARE_CHECKS)
+    return f"<{kind}>" if kind in known else "<other>"
 
 
 Check = Annotated[
@@ -151,6 +231,9 @@ Check = Annotated[
     | Annotated[AnswerCheck, Tag("<answer>")]
     | Annotated[PythonCheck, Tag("<python>")]
     | Annotated[ScriptCheck, Tag("<script>")]
+    | Annotated[FhirResourceStateCheck, Tag("<fhir-resource-state>")]
+    | Annotated[PortalStateMatchCheck, Tag("<portal-state-match>")]
+    | Annotated[VoiceTranscriptCheck, Tag("<voice-transcript>")]
     | Annotated[OtherCheck, Tag("<other>")],
     Discriminator(_check_tag),
 ]

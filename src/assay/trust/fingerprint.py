@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from assay.spec.load import WORLD_FILE
 from assay.spec.world import WorldSpec
 from assay.world.sandbox.dataset import is_sandbox_world
+from assay.world.snapshot import service_seed_files
 
 SANDBOX_TASK_FILE = "task.toml"
 
@@ -35,6 +36,7 @@ def world_files(root: Path, spec: WorldSpec) -> dict[str, str]:
     if is_sandbox_world(root):
         return {}
     named = [WORLD_FILE, spec.database.schema_file, *spec.database.seed]
+    named += [_relative(root, path) for path in service_seed_files(root, spec)]
     python = [*spec.tools, *spec.verifiers, *_service_files(spec)]
     folders = {(root / name).parent for name in python}
     beside = [str(path.relative_to(root)) for folder in folders for path in folder.glob("*.py")]

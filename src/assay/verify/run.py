@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from assay.spec.checks import AnswerCheck, OtherCheck, PythonCheck, ScriptCheck, SqlCheck
+from assay.spec.checks import (
+    AnswerCheck,
+    FhirResourceStateCheck,
+    OtherCheck,
+    PortalStateMatchCheck,
+    PythonCheck,
+    ScriptCheck,
+    SqlCheck,
+    VoiceTranscriptCheck,
+)
 from assay.verify.answer import run_answer_check
 from assay.verify.context import VerifyContext
 from assay.verify.model import CheckRun
@@ -23,6 +32,18 @@ def run_checks(context: VerifyContext, verifiers: Verifiers) -> list[CheckRun]:
             runs.append(run_python_check(check, context, verifiers))
         elif isinstance(check, ScriptCheck):
             runs.append(run_script_check(check, context))
+        elif isinstance(check, FhirResourceStateCheck):
+            from assay.verify.healthcare.fhir import run_fhir_check  # FHIR libraries load lazily
+
+            runs.append(run_fhir_check(check, context))
+        elif isinstance(check, PortalStateMatchCheck):
+            from assay.verify.healthcare.portal import run_portal_check
+
+            runs.append(run_portal_check(check, context))
+        elif isinstance(check, VoiceTranscriptCheck):
+            from assay.verify.healthcare.voice import run_voice_check
+
+            runs.append(run_voice_check(check, context))
         else:
             runs.append(unsupported(check))
     return runs

@@ -45,9 +45,9 @@ def _load(root: Path, *, strict: bool, world_db: str | None) -> tuple[World, dic
         return load_sandbox_world(root, strict=strict)
     spec = read_world(root)
     world_file = shown(root / "world.toml")
-    tools = _load_tools(root, spec)
-    _check_roles(spec, tools, world_file)
     services = _load_services(root, spec, world_file)
+    tools = _load_tools(root, spec, services)
+    _check_roles(spec, tools, world_file)
     verifier_modules = [load_file(root / name) for name in spec.verifiers]
     tasks: dict[str, TaskSpec] = {}
     files: dict[str, Path] = {}
@@ -79,8 +79,13 @@ def require_tasks(root: Path) -> None:
     raise SpecError(shown(folder), None, f"{found}; a world needs at least one tasks/<id>.toml")
 
 
-def _load_tools(root: Path, spec: WorldSpec) -> dict[str, Tool]:
+def _load_tools(
+    root: Path, spec: WorldSpec, services: dict[str, tuple[type[Service], dict[str, Any]]]
+) -> dict[str, Tool]:
+    """Built-in tools, the tools of each service kind the world has, then the world's own."""
     tools: dict[str, Tool] = dict(BUILTIN_TOOLS)
+    for kind, _ in services.values():
+        tools.update((found.name, found) for found in kind.tools)
     for name in spec.tools:
         module = load_file(root / name)
         for found in vars(module).values():

@@ -9,14 +9,17 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.errors import SpecError
 from assay.spec.files import read_text, shown
 from assay.spec.world import RESERVED_PREFIX, WorldSpec
 from assay.world.database import SqliteDatabase
 from assay.world.reserved import RESERVED_TABLES, SQLITE_DDL
-from assay.world.seed import load_seed
+from assay.world.seed import SeedTarget, load_seed
+
+if TYPE_CHECKING:
+    from assay.world.services.base import Service
 
 FORMAT = "assay-snapshot-2"
 
@@ -49,7 +52,9 @@ def cache_dir() -> Path:
 def snapshot_key(root: Path, spec: WorldSpec, backend: str = "sqlite") -> str:
     """Hash of the files a snapshot is built from, and of how it is built."""
     digest = hashlib.sha256(f"{FORMAT}\0{backend}".encode())
-    for name in [spec.database.schema_file, *spec.database.seed]:
+    named = [spec.database.schema_file, *spec.database.seed]
+    seeded = [_relative(root, path) for path in service_seed_files(root, spec)]
+    for name in [*named, *seeded]:
         path = root / name
         digest.update(f"\0{name}\0".encode())
         if path.is_file():
@@ -97,12 +102,56 @@ def build_snapshot(root: Path, spec: WorldSpec, key: str) -> Snapshot:
                 raise SpecError(
                     shown(root / "world.toml"), "database.seed", f"seeds may not fill {table}"
                 )
+        for _, ddl in service_tables(root, spec, "sqlite"):
+            connection.executescript(ddl)
+        seed_services(target, root, spec)
         columns = {table: _columns(connection, table) for table in _tables(connection)}
         digests = {table: table_digest(connection, table) for table in columns}
         connection.execute("VACUUM")
         return Snapshot(key, connection.serialize(), columns, digests)
     finally:
         connection.close()
+
+
+def service_tables(root: Path, spec: WorldSpec, backend: str) -> list[tuple[str, str]]:
+    """(dialect, DDL) of the reserved tables of each service kind the world has, once per kind:
+    the kind's DDL for `backend`, else its SQLite DDL for the caller to translate."""
+    found: list[tuple[str, str]] = []
+    for kind in dict.fromkeys(kind for kind, _ in _services(root, spec)):
+        dialect = backend if backend in kind.tables else "sqlite"
+        if kind.tables.get(dialect):
+            found.append((dialect, kind.tables[dialect]))
+    return found
+
+
+def seed_services(target: SeedTarget, root: Path, spec: WorldSpec) -> None:
+    """Each service fills its reserved tables from its own seed files."""
+    world_file = shown(root / "world.toml")
+    for name, (kind, options) in zip(spec.services, _services(root, spec), strict=True):
+        kind.seed(target, root, name, options, world_file)
+
+
+def service_seed_files(root: Path, spec: WorldSpec) -> list[Path]:
+    """Every file the services' seeds read, sorted, each once."""
+    found = {
+        path for kind, options in _services(root, spec) for path in kind.seed_files(root, options)
+    }
+    return sorted(found)
+
+
+def _services(root: Path, spec: WorldSpec) -> list[tuple[type[Service], dict[str, Any]]]:
+    from assay.world.services import service_class  # services import this module's neighbours
+
+    return [
+        (service_class(service.kind, root), service.options) for service in spec.services.values()
+    ]
+
+
+def _relative(root: Path, path: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def table_digest(connection: sqlite3.Connection, table: str) -> str:

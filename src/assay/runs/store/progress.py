@@ -125,6 +125,16 @@ class Progress:
                 .values(phase="completed", status="cancelled", finished_at=now())
             )
 
+    def started(self, run_id: str) -> list[str]:
+        """The run's task runs in phase `started`, in plan order."""
+        with self.engine.connect() as connection:
+            rows = connection.execute(
+                select(task_runs.c.id)
+                .where(task_runs.c.benchmark_run_id == run_id, task_runs.c.phase == "started")
+                .order_by(task_runs.c.position)
+            ).all()
+        return [row.id for row in rows]
+
     def unfinished(self, run_id: str) -> list[str]:
         with self.engine.connect() as connection:
             rows = connection.execute(

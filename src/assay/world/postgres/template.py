@@ -25,7 +25,7 @@ from assay.world.postgres.server import Server
 from assay.world.postgres.translate import Translator
 from assay.world.reserved import POSTGRES_DDL, RESERVED_ROWIDS, RESERVED_TABLES
 from assay.world.seed import first_line, load_seed
-from assay.world.snapshot import digest_rows, snapshot_key
+from assay.world.snapshot import digest_rows, seed_services, service_tables, snapshot_key
 
 BACKEND = "postgresql-2"  # bump when the translation changes what a template holds
 
@@ -143,6 +143,9 @@ def _fill(server: Server, db: PostgresDatabase, root: Path, spec: WorldSpec) -> 
     for table in RESERVED_TABLES:
         if db.value(f"SELECT count(*) FROM {table}"):
             raise SpecError(world_file, "database.seed", f"seeds may not fill {table}")
+    rowids |= _service_tables(db, root, spec, path)
+    db.translator = Translator(rowids)
+    seed_services(db, root, spec)
     tables = _tables(db)
     db.connection.execute(ROW_CAP)
     grant_and_revoke(db.connection, server.check_role, server.world_role)
@@ -152,6 +155,24 @@ def _fill(server: Server, db: PostgresDatabase, root: Path, spec: WorldSpec) -> 
         "rowids": rowids,
         "indirect": bool(db.connection.execute(INDIRECT).fetchone()[0]),  # type: ignore[index]
     }
+
+
+def _service_tables(
+    db: PostgresDatabase, root: Path, spec: WorldSpec, path: Path
+) -> dict[str, str]:
+    """The reserved tables of the world's service kinds; their autonumbered ids, by table."""
+    rowids: dict[str, str] = {}
+    for dialect, ddl in service_tables(root, spec, "postgresql"):
+        if dialect == "postgresql":
+            _run_schema(db, [ddl], path)
+            continue
+        try:
+            schema = translate_schema(ddl)
+        except SchemaError as error:
+            raise SpecError(shown(path), None, f"a service's tables failed: {error}") from None
+        _run_schema(db, [*schema.statements, *rowid_triggers(schema.rowids)], path)
+        rowids.update(schema.rowids)
+    return rowids
 
 
 def _run_schema(db: PostgresDatabase, statements: list[str], path: Path) -> None:

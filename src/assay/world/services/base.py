@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from assay.errors import EnvironmentFailure, ServiceError
 
 if TYPE_CHECKING:
     from assay.world.live import LiveWorld
+    from assay.world.seed import SeedTarget
+    from assay.world.tools import Tool
 
 
 def canonical(value: Any) -> str:
@@ -26,6 +29,24 @@ class Service:
     # The options a kind takes (None: any), and those holding SQL, proved read-only when the world loads.
     options_known: ClassVar[frozenset[str] | None] = None
     sql_options: ClassVar[tuple[str, ...]] = ()
+    # Tools every world with a service of this kind gets; roles list them by name.
+    tools: ClassVar[tuple[Tool, ...]] = ()
+    # Backend ("sqlite", "postgresql") → DDL of the kind's reserved sandbox_* tables, run once per
+    # world when its starting state is built; without a "postgresql" entry the SQLite one is
+    # translated, as a world's schema is.
+    tables: ClassVar[dict[str, str]] = {}
+
+    @classmethod
+    def seed_files(cls, root: Path, options: dict[str, Any]) -> list[Path]:
+        """The files `seed` reads, hashed into the snapshot key and each task's fingerprint."""
+        return []
+
+    @classmethod
+    def seed(
+        cls, db: SeedTarget, root: Path, name: str, options: dict[str, Any], file: str
+    ) -> None:
+        """Fill this service's reserved tables when the starting state is built; SpecError names
+        the bad seed file and field (`file`: world.toml as shown, for errors in the options)."""
 
     def __init__(self, name: str, options: dict[str, Any], world: LiveWorld):
         self.name = name

@@ -1,0 +1,46 @@
+"""The service surfaces of a benchmark run (`/v1/benchmark-runs/{id}/fhir`, `/portal`, `/voice`):
+each request is one call on the run's started task run, made exactly as `POST …/act` makes it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assay.api.auth import Caller
+from assay.api.context import Context
+from assay.api.errors import ApiError
+from assay.api.models import Act
+from assay.api.task_runs import act
+from assay.taskrun.observation import Event
+
+
+def started_task_run(context: Context, caller: Caller, run_id: str) -> str:
+    """The id of the run's one started task run; 409 when none is, or more than one."""
+    context.record(caller, run_id)  # 404 unless the caller may see the run
+    started = context.progress.started(run_id)
+    if not started:
+        raise ApiError(
+            409, "no_started_task_run", f"benchmark run {run_id} has no started task run"
+        )
+    if len(started) > 1:
+        raise ApiError(
+            409,
+            "several_started_task_runs",
+            f"benchmark run {run_id} has {len(started)} started task runs; a service surface acts "
+            "on one at a time: complete the others first",
+        )
+    return started[0]
+
+
+def call_on_started(
+    context: Context, caller: Caller, run_id: str, tool: str, args: dict[str, Any]
+) -> Event:
+    """Act `{"call": {tool, args}}` on the started task run; its tool_result event. A refused call
+    raises the 422 that `/act` raises; a task run that has ended is a 409."""
+    task_run_id = started_task_run(context, caller, run_id)
+    observation = act(
+        context, caller, task_run_id, Act.model_validate({"call": {"tool": tool, "args": args}})
+    )
+    results = [event for event in observation.events if event.type == "tool_result"]
+    if not results:
+        raise ApiError(409, "ended", f"task run {task_run_id} ended before the call was answered")
+    return results[0]

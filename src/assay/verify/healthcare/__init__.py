@@ -1,0 +1,1 @@
+"""The typed checks of the healthcare services: FHIR resources, portal rows, voice transcripts."""
