@@ -155,10 +155,10 @@ def test_a_query_error_means_scoring_failed(tmp_path, open_world, backend):
 
 
 def test_unknown_assert_fails_as_unsupported(grade):
-    run = grade('assert = "fhir-resource-state"\nresource = "Patient/1"')
+    run = grade('assert = "dicom-series-present"\nseries = "1.2.3"')
     assert run.passed is False
-    assert run.details == "unsupported assertion 'fhir-resource-state'"
-    assert run.as_json()["assert"] == "fhir-resource-state"
+    assert run.details == "unsupported assertion 'dicom-series-present'"
+    assert run.as_json()["assert"] == "dicom-series-present"
 
 
 def test_a_check_nothing_proved_read_only_is_still_refused_at_run_time(

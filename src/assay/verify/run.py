@@ -2,54 +2,50 @@
 
 from __future__ import annotations
 
-from assay.spec.checks import (
-    AnswerCheck,
-    FhirResourceStateCheck,
-    OtherCheck,
-    PortalStateMatchCheck,
-    PythonCheck,
-    ScriptCheck,
-    SqlCheck,
-    VoiceTranscriptCheck,
-)
-from assay.verify.answer import run_answer_check
+from collections.abc import Callable
+from importlib import import_module
+from typing import Any
+
+from assay.spec.checks import OtherCheck, PythonCheck
 from assay.verify.context import VerifyContext
 from assay.verify.model import CheckRun
 from assay.verify.python import Verifiers, run_python_check
-from assay.verify.script import run_script_check
-from assay.verify.sql import run_sql_check
+
+# kind → (module, function) of its runner; imported on first use, so a world that has no FHIR
+# check never loads the FHIR libraries.
+RUNNERS: dict[str, tuple[str, str]] = {
+    "sql": ("assay.verify.sql", "run_sql_check"),
+    "answer": ("assay.verify.answer", "run_answer_check"),
+    "script": ("assay.verify.script", "run_script_check"),
+    "fhir-resource-state": ("assay.verify.healthcare.fhir", "run_fhir_check"),
+    "portal-state-match": ("assay.verify.healthcare.portal", "run_portal_check"),
+    "voice-transcript": ("assay.verify.healthcare.voice", "run_voice_check"),
+}
+_loaded: dict[str, Callable[[Any, VerifyContext], CheckRun]] = {}
 
 
 def run_checks(context: VerifyContext, verifiers: Verifiers) -> list[CheckRun]:
     """Every check of the task, in order. CheckError means scoring itself failed."""
     runs: list[CheckRun] = []
     for check in context.task.checks:
-        if isinstance(check, SqlCheck):
-            runs.append(run_sql_check(check, context))
-        elif isinstance(check, AnswerCheck):
-            runs.append(run_answer_check(check, context))
-        elif isinstance(check, PythonCheck):
+        if isinstance(check, PythonCheck):
             runs.append(run_python_check(check, context, verifiers))
-        elif isinstance(check, ScriptCheck):
-            runs.append(run_script_check(check, context))
-        elif isinstance(check, FhirResourceStateCheck):
-            from assay.verify.healthcare.fhir import run_fhir_check  # FHIR libraries load lazily
-
-            runs.append(run_fhir_check(check, context))
-        elif isinstance(check, PortalStateMatchCheck):
-            from assay.verify.healthcare.portal import run_portal_check
-
-            runs.append(run_portal_check(check, context))
-        elif isinstance(check, VoiceTranscriptCheck):
-            from assay.verify.healthcare.voice import run_voice_check
-
-            runs.append(run_voice_check(check, context))
-        else:
+        elif isinstance(check, OtherCheck) or check.kind not in RUNNERS:
             runs.append(unsupported(check))
+        else:
+            runs.append(runner(check.kind)(check, context))
     return runs
 
 
-def unsupported(check: OtherCheck) -> CheckRun:
+def runner(kind: str) -> Callable[[Any, VerifyContext], CheckRun]:
+    found = _loaded.get(kind)
+    if found is None:
+        module, name = RUNNERS[kind]
+        found = _loaded[kind] = getattr(import_module(module), name)
+    return found
+
+
+def unsupported(check: Any) -> CheckRun:
     return CheckRun(
         name=check.name,
         type=check.type,
