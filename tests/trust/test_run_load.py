@@ -110,9 +110,9 @@ def test_the_proof_runs_once_per_task_per_load_never_per_task_run(shop_copy: Pat
     proved: list[str] = []
     real = loading.unknown_check_names
 
-    def counted(task, columns, backend="sqlite"):
+    def counted(task, columns, backend="sqlite", services=None):
         proved.append(task.id)
-        return real(task, columns, backend)
+        return real(task, columns, backend, services)
 
     monkeypatch.setattr(loading, "unknown_check_names", counted)
     monkeypatch.setattr(loading, "_proved", set())

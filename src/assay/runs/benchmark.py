@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from importlib import import_module
 from pathlib import Path
 
 from assay.errors import SpecError
@@ -62,15 +63,23 @@ def prove_names(world: World) -> None:
         if key in _proved:
             continue
         # checks are SQLite-dialect SQL on every backend
-        problems = unknown_check_names(task, snapshot.columns)
+        problems = unknown_check_names(task, snapshot.columns, services=service_kinds(world))
         if problems:
             field, problem = problems[0]
             raise SpecError(shown(file), field, problem)
         _proved.add(key)
 
 
+def service_kinds(world: World) -> dict[str, str]:
+    """The world's services: name → kind."""
+    return {name: kind.kind for name, (kind, _) in world.services.items()}
+
+
 def unknown_check_names(
-    task: TaskSpec, columns: Mapping[str, Sequence[str]], backend: str = "sqlite"
+    task: TaskSpec,
+    columns: Mapping[str, Sequence[str]],
+    backend: str = "sqlite",
+    services: Mapping[str, str] | None = None,
 ) -> list[tuple[str, str]]:
     """`(checks[i].field, problem)` for each table or column a check's SQL names that `columns`
     (the world's snapshot: table → column names) lacks."""
@@ -84,4 +93,43 @@ def unknown_check_names(
                 found.append((where, f"SQL {error}"))
                 continue
             found += [(where, problem) for problem in unknown_names(statement, columns, backend)]
+    if services is not None:
+        found += typed_check_problems(task, services)
+    return found
+
+
+# kind of check → (service kind it reads, module, function compiling its paths)
+TYPED_CHECKS = {
+    "fhir-resource-state": ("fhir", "assay.verify.healthcare.fhir", "compile_fhir_check"),
+    "portal-state-match": ("portal", "assay.verify.healthcare.portal", "compile_portal_check"),
+    "voice-transcript": ("voice", "assay.verify.healthcare.voice", "compile_voice_check"),
+}
+
+
+def typed_check_problems(task: TaskSpec, services: Mapping[str, str]) -> list[tuple[str, str]]:
+    """`(checks[i].field, problem)` for a typed check whose service the world lacks, or whose
+    paths, resource types or parameters do not compile."""
+    found: list[tuple[str, str]] = []
+    for index, check in enumerate(task.checks):
+        typed = TYPED_CHECKS.get(check.kind)
+        if typed is None:
+            continue
+        kind, module, function = typed
+        named = getattr(check, "service", None)
+        of_kind = sorted(name for name, found_kind in services.items() if found_kind == kind)
+        if named is not None and services.get(named) != kind:
+            problem = f"no {kind} service named {named!r} (this world has: {', '.join(of_kind) or 'none'})"
+            found.append((f"checks[{index}].service", problem))
+            continue
+        if named is None and len(of_kind) != 1:
+            where = "no" if not of_kind else "more than one"
+            found.append(
+                (
+                    f"checks[{index}].assert",
+                    f"the world has {where} {kind} service; name one with service",
+                )
+            )
+            continue
+        compile_paths = getattr(import_module(module), function)
+        found += [(f"checks[{index}].{field}", problem) for field, problem in compile_paths(check)]
     return found

@@ -18,6 +18,7 @@ def static_proof(
     verifiers: Verifiers,
     columns: Mapping[str, Sequence[str]],
     backend: str = "sqlite",
+    services: Mapping[str, str] | None = None,
 ) -> Proof:
     """Every reason the task cannot be trusted before anything runs; passed when there is none."""
     if task is None:
@@ -25,7 +26,7 @@ def static_proof(
         return Proof.failed(_reason(error))
     reasons = [
         *unknown_verifiers(task, verifiers),
-        *unknown_sql_names(task, columns, backend),
+        *unknown_sql_names(task, columns, backend, services),
         *missing_goal(task),
     ]
     return Proof.failed(*reasons) if reasons else Proof.passed()
@@ -41,10 +42,15 @@ def unknown_verifiers(task: TaskSpec, verifiers: Verifiers) -> list[str]:
 
 
 def unknown_sql_names(
-    task: TaskSpec, columns: Mapping[str, Sequence[str]], backend: str = "sqlite"
+    task: TaskSpec,
+    columns: Mapping[str, Sequence[str]],
+    backend: str = "sqlite",
+    services: Mapping[str, str] | None = None,
 ) -> list[str]:
-    """Each table or column a check's SQL names that the world's snapshot does not have."""
-    return [f"{field}: {problem}" for field, problem in unknown_check_names(task, columns, backend)]
+    """Each table or column a check's SQL names that the world's snapshot does not have, and each
+    typed check whose service is missing or whose paths do not compile."""
+    found = unknown_check_names(task, columns, backend, services)
+    return [f"{field}: {problem}" for field, problem in found]
 
 
 def missing_goal(task: TaskSpec) -> list[str]:

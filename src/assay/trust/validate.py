@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from assay.errors import SpecError, UsageError
-from assay.runs.benchmark import Benchmark
+from assay.runs.benchmark import Benchmark, service_kinds
 from assay.runs.plan import new_id
 from assay.runs.taskrun import run_task
 from assay.score.result import TaskRunResult
@@ -80,6 +80,7 @@ def validate_task(
             load_error,
             benchmark.verifiers,
             world.snapshot.columns,  # checks are SQLite-dialect SQL on every backend
+            services=service_kinds(world),
         )
     }
     idle: list[str] = []
