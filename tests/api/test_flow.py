@@ -348,3 +348,13 @@ def test_many_task_runs_in_flight_at_once_each_on_its_own_world(api):
         for t in reversed(task_runs)
     ]
     assert outcomes == ["verified", "not_achieved", "verified"]
+
+
+def test_start_briefs_the_agent_on_its_world_and_time(api):
+    run = create(api, tasks=["ask-for-email"])
+    observation = api.post(
+        run["task_runs"][0]["start_url"], headers=bearer(run["bearer_token"])
+    ).json()
+    assert observation["briefing"]["world"] == "shop"
+    assert observation["briefing"]["world_description"].startswith("An online shop")
+    assert observation["briefing"]["now"] == "2026-03-02T09:00:00Z"

@@ -20,7 +20,7 @@ def refund(
 ) -> dict:
     """Refund an order.
 
-    More text that agents do not need.
+    Only a paid order can be refunded, and never beyond what was paid.
     """
     return {"order_id": order_id}
 
@@ -30,7 +30,8 @@ def test_schema_from_signature():
     assert refund.writes is True
     assert refund.describe() == {
         "name": "refund",
-        "description": "Refund an order.",
+        "description": "Refund an order.\n\nOnly a paid order can be refunded, and never beyond "
+        "what was paid.",
         "writes": True,
         "parameters": {
             "type": "object",
@@ -79,3 +80,27 @@ def test_invalid_arguments(args, message):
 
 def test_a_tool_is_still_a_function():
     assert refund(None, "A", 1) == {"order_id": "A"}
+
+
+@tool
+def lookup(world, order_id: str, fields: list[str] | None = None) -> dict:
+    """Look up an order.
+
+    Args:
+        order_id: The order's id, as printed on the receipt
+            (for example D-1001).
+        fields: Which fields to return; all when omitted.
+
+    Returns the order.
+    """
+    return {}
+
+
+def test_the_whole_docstring_is_the_description_and_args_describe_the_parameters():
+    described = lookup.describe()
+    assert described["description"] == "Look up an order.\n\nReturns the order."
+    properties = described["parameters"]["properties"]
+    assert properties["order_id"]["description"] == (
+        "The order's id, as printed on the receipt (for example D-1001)."
+    )
+    assert properties["fields"]["description"] == "Which fields to return; all when omitted."

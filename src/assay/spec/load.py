@@ -32,6 +32,13 @@ def named_files(spec: WorldSpec) -> list[tuple[str, str]]:
     named = [(f"tools[{i}]", name) for i, name in enumerate(spec.tools)]
     named += [(f"verifiers[{i}]", name) for i, name in enumerate(spec.verifiers)]
     named.append(("database.schema", spec.database.schema_file))
+    if spec.agent.instructions is not None:
+        named.append(("agent.instructions", spec.agent.instructions))
+    named += [
+        (f"roles.{role}.instructions", role_spec.instructions)
+        for role, role_spec in spec.roles.items()
+        if role_spec.instructions is not None
+    ]
     named += [(f"database.seed[{i}]", name) for i, name in enumerate(spec.database.seed)]
     for service, kind in ((name, service.kind) for name, service in spec.services.items()):
         module = kind.rpartition(":")[0]

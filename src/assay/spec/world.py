@@ -42,6 +42,13 @@ class ServiceSpec(BaseModel):
 class RoleSpec(Strict):
     tools: list[str]
     description: str = ""
+    instructions: str | None = None  # a file in the world directory, added to the world's
+
+
+class AgentSpec(Strict):
+    """What every agent of the world is told before it acts."""
+
+    instructions: str | None = None  # a file in the world directory: the policy agents follow
 
 
 class WorldSpec(Strict):
@@ -55,6 +62,7 @@ class WorldSpec(Strict):
     database: DatabaseSpec
     services: dict[str, ServiceSpec] = {}
     roles: dict[str, RoleSpec] = {}
+    agent: AgentSpec = AgentSpec()
     check_timeout_s: float = Field(2.0, gt=0, allow_inf_nan=False)
     tool_timeout_s: float = Field(10.0, gt=0, allow_inf_nan=False)
 

@@ -44,10 +44,22 @@ class Limits(BaseModel):
     time_limit_s: float | None = None
 
 
+class Briefing(BaseModel):
+    """What an agent is told about where it works: the world's and its role's descriptions, the
+    instructions (policy) it must follow, and the world clock's time now."""
+
+    world: str
+    world_description: str | None = None
+    role_description: str | None = None
+    instructions: str | None = None
+    now: str
+
+
 class Observation(BaseModel):
     task_id: str
     role: str
     request: str
+    briefing: Briefing | None = None
     turn: int
     turns_left: int
     tools: list[dict[str, Any]]

@@ -25,6 +25,7 @@ from assay.taskrun.observation import (
     FAILED_MESSAGE,
     HELD_MESSAGE,
     UNKNOWN_MESSAGE,
+    Briefing,
     Event,
     Limits,
     Observation,
@@ -81,12 +82,24 @@ class Session:
             task_id=self.task.id,
             role=self.task.role,
             request=self.task.customer.request,
+            briefing=self._briefing(),
             turn=self.turn,
             turns_left=max(self.task.max_turns - self.turn, 0),
             tools=self.tool_list,
             events=self._events,
             limits=self.limits,
             done=self.done,
+        )
+
+    def _briefing(self) -> Briefing:
+        spec = self.world.spec
+        role = spec.roles.get(self.task.role)
+        return Briefing(
+            world=spec.name,
+            world_description=spec.description or None,
+            role_description=(role.description or None) if role else None,
+            instructions=self.world.instructions.get(self.task.role),
+            now=self.live.now().isoformat().replace("+00:00", "Z"),
         )
 
     def act(self, action: AnyAction | dict[str, Any]) -> Observation:

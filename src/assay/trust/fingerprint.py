@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from assay.spec.load import WORLD_FILE
+from assay.spec.load import WORLD_FILE, named_files
 from assay.spec.world import WorldSpec
 from assay.world.sandbox.dataset import is_sandbox_world
 from assay.world.snapshot import service_seed_files
@@ -37,6 +37,7 @@ def world_files(root: Path, spec: WorldSpec) -> dict[str, str]:
         return {}
     named = [WORLD_FILE, spec.database.schema_file, *spec.database.seed]
     named += [_relative(root, path) for path in service_seed_files(root, spec)]
+    named += [name for field, name in named_files(spec) if field.endswith("instructions")]
     python = [*spec.tools, *spec.verifiers, *_service_files(spec)]
     folders = {(root / name).parent for name in python}
     beside = [str(path.relative_to(root)) for folder in folders for path in folder.glob("*.py")]

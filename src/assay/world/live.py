@@ -34,6 +34,7 @@ class World:
     backend: Backend = None  # type: ignore[assignment]  # SQLite unless load_world chose otherwise
     world_db: str | None = None  # the PostgreSQL URL it was loaded with, for worker processes
     sandbox: Any = None  # a container-format dataset's SandboxTasks; None for a database world
+    instructions: dict[str, str] = field(default_factory=dict)  # role → what its agents are told
     _described: dict[str, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:

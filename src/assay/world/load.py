@@ -67,7 +67,33 @@ def _load(root: Path, *, strict: bool, world_db: str | None) -> tuple[World, dic
     world = World(
         root, spec, tools, services, tasks, files, verifier_modules, backend, world_db=world_db
     )
+    world.instructions = role_instructions(root, spec, world_file)
     return world, rejected
+
+
+def role_instructions(root: Path, spec: WorldSpec, file: str) -> dict[str, str]:
+    """Per role, what its agents are told: the world's `[agent] instructions` file, then the
+    role's own; SpecError naming the field when a file is missing or not UTF-8 text."""
+    shared = _instructions(root, spec.agent.instructions, file, "agent.instructions")
+    found = {}
+    for role, role_spec in spec.roles.items():
+        own = _instructions(root, role_spec.instructions, file, f"roles.{role}.instructions")
+        text = "\n\n".join(part for part in (shared, own) if part)
+        if text:
+            found[role] = text
+    return found
+
+
+def _instructions(root: Path, name: str | None, file: str, field: str) -> str:
+    if name is None:
+        return ""
+    path = root / name
+    try:
+        return path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        raise SpecError(file, field, f"{name!r} not found") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise SpecError(file, field, f"{name!r} cannot be read as UTF-8 text: {error}") from None
 
 
 def require_tasks(root: Path) -> None:

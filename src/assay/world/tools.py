@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 import typing
 from collections.abc import Callable
 from typing import Any
@@ -38,9 +39,12 @@ class Tool:
         self.fn = fn
         self.name = name or fn.__name__
         self.writes = writes
-        self.description = description or _first_paragraph(fn.__doc__)
+        told, described = _docstring(fn.__doc__)
+        self.description = description or told
         self.arguments = _argument_model(fn, self.name)
-        self.schema = _strip_titles(self.arguments.model_json_schema())
+        self.schema = _with_descriptions(
+            _strip_titles(self.arguments.model_json_schema()), described
+        )
         self.__wrapped__ = fn
         self.__doc__ = fn.__doc__
 
@@ -132,8 +136,44 @@ def _strip_titles(schema: Any) -> Any:
     return schema
 
 
-def _first_paragraph(doc: str | None) -> str:
-    return inspect.cleandoc(doc).split("\n\n")[0].replace("\n", " ") if doc else ""
+ARGS_HEADINGS = ("args:", "arguments:", "parameters:")
+ARG_LINE = re.compile(r"^\s*(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+
+
+def _docstring(doc: str | None) -> tuple[str, dict[str, str]]:
+    """The whole docstring as the tool's description, and the parameters an `Args:` section
+    describes (Google style: `name: text`, continued on indented lines), taken out of it."""
+    if not doc:
+        return "", {}
+    lines = inspect.cleandoc(doc).splitlines()
+    start = next((i for i, line in enumerate(lines) if line.strip().lower() in ARGS_HEADINGS), None)
+    if start is None:
+        return "\n".join(lines).strip(), {}
+    described: dict[str, str] = {}
+    current = None
+    end = len(lines)
+    for index in range(start + 1, len(lines)):
+        line = lines[index]
+        if line and not line[0].isspace():  # the section ends at the next unindented line
+            end = index
+            break
+        found = ARG_LINE.match(line)
+        if found and (line.startswith("    ") and not line.startswith("        ")):
+            current = found.group(1).lstrip("*")
+            described[current] = found.group(2).strip()
+        elif current and line.strip():
+            described[current] = f"{described[current]} {line.strip()}".strip()
+    kept = [*lines[:start], *lines[end:]]
+    return "\n".join(kept).strip(), described
+
+
+def _with_descriptions(schema: dict[str, Any], described: dict[str, str]) -> dict[str, Any]:
+    """Each parameter's description from the docstring, unless its annotation gave one."""
+    for name, text in described.items():
+        field = schema.get("properties", {}).get(name)
+        if isinstance(field, dict) and "description" not in field and text:
+            field["description"] = text
+    return schema
 
 
 def _plain(error: dict[str, Any]) -> str:
