@@ -77,6 +77,11 @@ def print_outcome(outcome: BenchmarkOutcome) -> None:
         f" · unnecessary interruptions {totals.unnecessary_interruptions}"
         f" · rejected attempts {totals.rejected_attempts} · turns {totals.turns}"
     )
+    if totals.model_calls:
+        console.print(
+            f"model calls {totals.model_calls} · tokens {totals.prompt_tokens} prompt + "
+            f"{totals.completion_tokens} completion · model time {totals.model_latency_s:.1f} s"
+        )
     for line in figures_lines(run):
         console.print(line)
 

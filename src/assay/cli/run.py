@@ -94,6 +94,34 @@ def run(
             "not scored (side agent).",
         ),
     ] = 60.0,
+    base_url: Annotated[
+        str | None,
+        typer.Option(
+            help="model:<name> agents: an OpenAI-compatible endpoint (else $OPENAI_BASE_URL)."
+        ),
+    ] = None,
+    temperature: Annotated[
+        float | None, typer.Option(help="model:<name> agents: sampling temperature.")
+    ] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option(min=1, help="model:<name> agents: tokens per reply.")
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="model:<name> agents: the provider's sampling seed.")
+    ] = None,
+    model_arg: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="KEY=VALUE",
+            help="model:<name> agents: one more request field (VALUE as JSON, else text); repeat.",
+        ),
+    ] = None,
+    model_retries: Annotated[
+        int,
+        typer.Option(
+            min=0, help="model:<name> agents: retries of a request that got 429, 5xx or timed out."
+        ),
+    ] = 4,
     pass_threshold: Annotated[
         float | None,
         typer.Option(
@@ -107,6 +135,8 @@ def run(
     """Run every chosen task with one agent, record it in the store and print the result table."""
     from assay.runs.store import open_store
 
+    if agent is not None and agent.startswith("model:"):
+        set_model_options(base_url, temperature, max_tokens, seed, model_arg or [], model_retries)
     if pass_threshold is not None:
         from assay.world.sandbox.dataset import PASS_THRESHOLD_ENV
 
@@ -276,3 +306,34 @@ def save(task_runs: list, directory: Path) -> None:
         }
         path = directory / f"{result.task_id}-{result.repeat}-{result.id}.json"
         path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+
+
+def set_model_options(
+    base_url: str | None,
+    temperature: float | None,
+    max_tokens: int | None,
+    seed: int | None,
+    model_args: list[str],
+    retries: int,
+) -> None:
+    """Model agents' options, in the environment so that worker processes read them too."""
+    from assay.taskrun.agents.model import OPTIONS_ENV
+
+    extra = {}
+    for item in model_args:
+        key, found, value = item.partition("=")
+        if not found or not key:
+            raise UsageError(f"--model-arg: {item!r} is not KEY=VALUE")
+        try:
+            extra[key] = json.loads(value)
+        except ValueError:
+            extra[key] = value
+    chosen = {
+        "base_url": base_url,
+        "temperature": temperature,
+        "max_tokens": max_tokens,
+        "seed": seed,
+        "retries": retries,
+        "extra": extra,
+    }
+    os.environ[OPTIONS_ENV] = json.dumps({k: v for k, v in chosen.items() if v is not None})

@@ -107,7 +107,7 @@ def summary_totals(rows: Iterable[TaskRow]) -> SummaryTotals:
     for row in rows:
         summary = row.summary
         for name in COUNTED:
-            sums[name] += summary[name]
+            sums[name] += summary.get(name, 0)  # a summary stored before a field existed
         termination = summary["termination"]
         terminations[termination] = terminations.get(termination, 0) + 1
     return SummaryTotals(**sums, termination=dict(sorted(terminations.items())))

@@ -38,7 +38,7 @@ def run_task(
         )
     try:
         drive(session, agent)
-        return grade(
+        result = grade(
             session,
             benchmark.verifiers,
             run_id=run_id,
@@ -46,5 +46,16 @@ def run_task(
             agent=agent_name,
             started=started,
         )
+        return with_model_usage(result, agent)
     finally:
         session.live.close()
+
+
+def with_model_usage(result: TaskRunResult, agent: Agent) -> TaskRunResult:
+    """A model agent's usage in the summary, and its conversation in the trajectory."""
+    usage = getattr(agent, "usage", None)
+    if usage is None:
+        return result
+    summary = result.summary.model_copy(update=vars(usage))
+    trajectory = {**(result.trajectory or {}), "transcript": agent.transcript}  # type: ignore[attr-defined]
+    return result.model_copy(update={"summary": summary, "trajectory": trajectory})

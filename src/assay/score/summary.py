@@ -20,6 +20,11 @@ class Summary(BaseModel):
     rejected_attempts: int
     turns: int
     termination: Termination
+    # what a model agent spent (0 for an agent that calls no model)
+    model_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    model_latency_s: float = 0.0
 
 
 class SummaryTotals(BaseModel):
@@ -32,6 +37,10 @@ class SummaryTotals(BaseModel):
     unnecessary_interruptions: int = 0
     rejected_attempts: int = 0
     turns: int = 0
+    model_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    model_latency_s: float = 0.0
     termination: dict[str, int] = {}
 
 
@@ -70,6 +79,10 @@ def total(summaries: Iterable[Summary]) -> SummaryTotals:
         totals.unnecessary_interruptions += summary.unnecessary_interruptions
         totals.rejected_attempts += summary.rejected_attempts
         totals.turns += summary.turns
+        totals.model_calls += summary.model_calls
+        totals.prompt_tokens += summary.prompt_tokens
+        totals.completion_tokens += summary.completion_tokens
+        totals.model_latency_s += summary.model_latency_s
         terminations[summary.termination] = terminations.get(summary.termination, 0) + 1
     totals.termination = dict(sorted(terminations.items()))
     return totals

@@ -33,6 +33,15 @@ def agent_factory(name: str, *, action_timeout_s: float = DEFAULT_ACTION_TIMEOUT
     if name.startswith("wrong:"):
         wrong = name.removeprefix("wrong:")
         return lambda task: _wrong(task, wrong)
+    if name.startswith("model:"):
+        model = name.removeprefix("model:")
+        if not model:
+            raise UsageError("--agent: name the model, as model:<name>")
+        from assay.taskrun.agents.model import ModelAgent, ModelOptions, make_client
+
+        options = ModelOptions.from_env()
+        client = make_client(options)  # one client, its connections shared by every task run
+        return lambda task: ModelAgent(model, options, client)
     if name.startswith("replay:"):
         path = Path(name.removeprefix("replay:"))
         task_id, actions = replayed(path)
@@ -41,7 +50,7 @@ def agent_factory(name: str, *, action_timeout_s: float = DEFAULT_ACTION_TIMEOUT
         return IsolatedAgents(name, action_timeout_s)
     raise UsageError(
         f"--agent: unknown agent {name!r}; use noop, reference (or oracle), wrong:<name>, "
-        "replay:<file> or module:Class"
+        "replay:<file>, model:<name> or module:Class"
     )
 
 

@@ -1,0 +1,149 @@
+"""A local stand-in for an OpenAI-compatible Chat Completions server: real HTTP on a free loopback
+port, scripted replies, and the failures a real provider has (429, 5xx, slowness, bad tool calls)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Reply = dict[str, Any]  # {"content": text} or {"calls": [(name, args or raw JSON text)]}
+
+
+def solution_replies(task: Any) -> list[Reply]:
+    """What a model that knows the task's reference solution would reply, step by step."""
+    replies: list[Reply] = []
+    for step in task.solution.steps:
+        if step.call is not None:
+            replies.append({"calls": [(step.call, step.args)]})
+        elif step.say is not None:
+            replies.append({"content": step.say})
+        else:
+            replies.append({"calls": [("finish", {"output": step.finish or ""})]})
+    return replies
+
+
+class ScriptedModel:
+    """Replies by the conversation's first user message (the task's request) and by how many
+    times the model has already answered in it."""
+
+    def __init__(self, scripts: dict[str, list[Reply]]):
+        self.scripts = scripts
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        messages = body["messages"]
+        request = next(m["content"] for m in messages if m["role"] == "user")
+        answered = sum(1 for m in messages if m["role"] == "assistant")
+        script = self.scripts.get(request, [])
+        if answered < len(script):
+            return script[answered]
+        return {"calls": [("finish", {"output": "done"})]}
+
+
+class StandIn:
+    """The server; `fail(n, status)` makes the next n requests fail with that status."""
+
+    def __init__(self, model: Callable[[dict[str, Any]], Reply], latency_s: float = 0.0):
+        self.model = model
+        self.latency_s = latency_s
+        self.bodies: list[dict[str, Any]] = []
+        self.served_tokens = [0, 0]
+        self._failures: list[int] = []
+        self._lock = threading.Lock()
+        self._calls = 0
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def fail(self, times: int, status: int) -> None:
+        with self._lock:
+            self._failures += [status] * times
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def __enter__(self) -> StandIn:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        with self._lock:
+            self.bodies.append(body)
+            if self._failures:
+                status = self._failures.pop(0)
+                return status, {
+                    "error": {"message": f"stand-in failure {status}", "type": "server_error"}
+                }
+            self._calls += 1
+            number = self._calls
+        time.sleep(self.latency_s)
+        reply = self.model(body)
+        prompt = sum(len(json.dumps(m)) for m in body["messages"]) // 4
+        completion = 10
+        with self._lock:
+            self.served_tokens[0] += prompt
+            self.served_tokens[1] += completion
+        return 200, completion_json(body["model"], number, reply, prompt, completion)
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        stand_in = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                if self.path.rstrip("/") != "/v1/chat/completions":
+                    status, answer = 404, {"error": {"message": "no such route"}}
+                else:
+                    status, answer = stand_in.answer(body)
+                data = json.dumps(answer).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        return Handler
+
+
+def completion_json(
+    model: str, number: int, reply: Reply, prompt: int, completion: int
+) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": reply.get("content")}
+    calls = reply.get("calls") or []
+    if calls:
+        message["tool_calls"] = [
+            {
+                "id": f"call_{number}_{index}",
+                "type": "function",
+                "function": {
+                    "name": name,
+                    "arguments": args if isinstance(args, str) else json.dumps(args),
+                },
+            }
+            for index, (name, args) in enumerate(calls)
+        ]
+    return {
+        "id": f"chatcmpl-{number}",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [
+            {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}
+        ],
+        "usage": {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        },
+    }
