@@ -52,6 +52,8 @@ class StandIn:
         self.bodies: list[dict[str, Any]] = []
         self.served_tokens = [0, 0]
         self._failures: list[int] = []
+        self.in_flight = 0
+        self.most_in_flight = 0  # the most requests it was answering at one time
         self._lock = threading.Lock()
         self._calls = 0
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -83,7 +85,12 @@ class StandIn:
                 }
             self._calls += 1
             number = self._calls
+        with self._lock:
+            self.in_flight += 1
+            self.most_in_flight = max(self.most_in_flight, self.in_flight)
         time.sleep(self.latency_s)
+        with self._lock:
+            self.in_flight -= 1
         reply = self.model(body)
         prompt = sum(len(json.dumps(m)) for m in body["messages"]) // 4
         completion = 10

@@ -72,6 +72,18 @@ def run(
         bool,
         typer.Option("--include-withdrawn", help="Also run tasks whose last validation failed."),
     ] = False,
+    concurrency: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="Task runs in flight at once in one process, each in a thread: for agents that "
+            "mostly wait on a model (default 1).",
+        ),
+    ] = 1,
+    max_connections: Annotated[
+        int | None,
+        typer.Option(min=1, help="model:<name> agents: model requests in flight at once at most."),
+    ] = None,
     workers: Annotated[
         int | None,
         typer.Option(
@@ -136,7 +148,16 @@ def run(
     from assay.runs.store import open_store
 
     if agent is not None and agent.startswith("model:"):
-        set_model_options(base_url, temperature, max_tokens, seed, model_arg or [], model_retries)
+        set_model_options(
+            base_url, temperature, max_tokens, seed, model_arg or [], model_retries, max_connections
+        )
+    if (
+        concurrency > 1
+        and agent is not None
+        and ":" in agent
+        and not agent.startswith(("model:", "replay:", "wrong:"))
+    ):
+        raise UsageError("--concurrency: a Python class agent acts in one process; use --workers")
     if pass_threshold is not None:
         from assay.world.sandbox.dataset import PASS_THRESHOLD_ENV
 
@@ -155,12 +176,17 @@ def run(
                 world,
                 agent or DEFAULT_AGENT,
                 choice,
-                Execution(workers, world_db, action_timeout),
+                Execution(workers, world_db, action_timeout, concurrency),
                 as_json,
             )
         else:
             outcome = _resumed(
-                records, resume, world, agent, Execution(workers, world_db, action_timeout), as_json
+                records,
+                resume,
+                world,
+                agent,
+                Execution(workers, world_db, action_timeout, concurrency),
+                as_json,
             )
         shown = records.location.shown
     if save_trajectories is not None:
@@ -202,11 +228,12 @@ class Execution:
     workers: int | None
     world_db: str | None
     action_timeout_s: float
+    concurrency: int = 1
 
     def executor(self, runs: int) -> Executor:
         from assay.runs import executor_for
 
-        return executor_for(self.workers, runs, self.action_timeout_s)
+        return executor_for(self.workers, runs, self.action_timeout_s, self.concurrency)
 
 
 def _fresh(
@@ -315,6 +342,7 @@ def set_model_options(
     seed: int | None,
     model_args: list[str],
     retries: int,
+    max_connections: int | None = None,
 ) -> None:
     """Model agents' options, in the environment so that worker processes read them too."""
     from assay.taskrun.agents.model import OPTIONS_ENV
@@ -334,6 +362,7 @@ def set_model_options(
         "max_tokens": max_tokens,
         "seed": seed,
         "retries": retries,
+        "max_connections": max_connections,
         "extra": extra,
     }
     os.environ[OPTIONS_ENV] = json.dumps({k: v for k, v in chosen.items() if v is not None})

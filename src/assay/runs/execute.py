@@ -84,10 +84,12 @@ def run_planned(
 
 class SerialExecutor:
     """One task run after another, in this process (a Python class agent in one process of its
-    own, kept for them all); `action_timeout_s` bounds each action of such an agent."""
+    own, kept for them all); `action_timeout_s` bounds each action of such an agent. With
+    `concurrency` > 1, that many task runs are in flight at once, each in a thread."""
 
-    def __init__(self, action_timeout_s: float = DEFAULT_ACTION_TIMEOUT_S):
+    def __init__(self, action_timeout_s: float = DEFAULT_ACTION_TIMEOUT_S, concurrency: int = 1):
         self.action_timeout_s = action_timeout_s
+        self.concurrency = concurrency
 
     def execute(
         self,
@@ -100,6 +102,14 @@ class SerialExecutor:
         make_agent = agent_factory(agent, action_timeout_s=self.action_timeout_s)
         try:
             with stopping() as stop:
+                if self.concurrency > 1:
+                    from assay.runs.threads import run_concurrently
+
+                    def run_one(run: PlannedRun) -> TaskRunResult:
+                        return run_planned(benchmark, make_agent, run, agent)
+
+                    run_concurrently(planned, run_one, self.concurrency, on_start, on_result, stop)
+                    return
                 for run in planned:
                     if stop.requested:
                         raise KeyboardInterrupt

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
+from assay.errors import UsageError
 from assay.runs.benchmark import Benchmark, open_benchmark
 from assay.runs.execute import (
     STOP_SIGNALS,
@@ -236,10 +237,19 @@ def _end(workers: list[_Worker]) -> None:
 
 
 def executor_for(
-    workers: int | None, runs: int, action_timeout_s: float = DEFAULT_ACTION_TIMEOUT_S
+    workers: int | None,
+    runs: int,
+    action_timeout_s: float = DEFAULT_ACTION_TIMEOUT_S,
+    concurrency: int = 1,
 ) -> SerialExecutor | ProcessExecutor:
-    """One process for one worker (or one task run); a pool otherwise. None: one per core."""
-    count = workers if workers is not None else (os.cpu_count() or 1)
+    """One process for one worker (or one task run); a pool otherwise. None: one per core, unless
+    task runs are to run concurrently in threads: then one process, unless `workers` says more."""
+    default = 1 if concurrency > 1 else (os.cpu_count() or 1)
+    count = workers if workers is not None else default
     if count <= 1 or runs <= 1:
-        return SerialExecutor(action_timeout_s)
+        return SerialExecutor(action_timeout_s, concurrency)
+    if concurrency > 1:
+        raise UsageError(
+            "--concurrency: task runs in threads run in one process; drop --workers (or use 1)"
+        )
     return ProcessExecutor(count, action_timeout_s)

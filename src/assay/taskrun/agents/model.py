@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +32,7 @@ class ModelOptions:
     seed: int | None = None
     retries: int = 4
     timeout_s: float = 60.0
+    max_connections: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -59,10 +61,17 @@ class Usage:
 class ModelAgent:
     """One task run's conversation with the model; a fresh agent for every task run."""
 
-    def __init__(self, model: str, options: ModelOptions | None = None, client: Any = None):
+    def __init__(
+        self,
+        model: str,
+        options: ModelOptions | None = None,
+        client: Any = None,
+        gate: threading.Semaphore | None = None,
+    ):
         self.model = model
         self.options = options or ModelOptions.from_env()
         self.client = client or make_client(self.options)
+        self.gate = gate or threading.Semaphore(1_000_000)  # shared: --max-connections
         self.messages: list[dict[str, Any]] = []
         self.usage = Usage()
         self._pending: list[str] = []  # tool call ids still waiting for their result
@@ -84,12 +93,13 @@ class ModelAgent:
     def _ask(self, observation: Observation) -> Any:
         started = time.perf_counter()
         try:
-            response = self.client.chat.completions.create(
-                model=self.model,
-                messages=self.messages,
-                tools=tool_schemas(observation),
-                **self.options.request_options(),
-            )
+            with self.gate:
+                response = self.client.chat.completions.create(
+                    model=self.model,
+                    messages=self.messages,
+                    tools=tool_schemas(observation),
+                    **self.options.request_options(),
+                )
         except Exception as error:  # the SDK has already retried what can be retried
             raise AgentFailure(f"model provider failed: {_provider_error(error)}") from None
         finally:

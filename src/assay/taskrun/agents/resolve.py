@@ -37,11 +37,14 @@ def agent_factory(name: str, *, action_timeout_s: float = DEFAULT_ACTION_TIMEOUT
         model = name.removeprefix("model:")
         if not model:
             raise UsageError("--agent: name the model, as model:<name>")
+        import threading
+
         from assay.taskrun.agents.model import ModelAgent, ModelOptions, make_client
 
         options = ModelOptions.from_env()
         client = make_client(options)  # one client, its connections shared by every task run
-        return lambda task: ModelAgent(model, options, client)
+        gate = threading.BoundedSemaphore(options.max_connections or 1_000_000)
+        return lambda task: ModelAgent(model, options, client, gate)
     if name.startswith("replay:"):
         path = Path(name.removeprefix("replay:"))
         task_id, actions = replayed(path)

@@ -1,0 +1,56 @@
+"""`--concurrency N`: a slow model agent's task runs overlap in one process, with the same results.
+(How much sooner they finish is measured in bench/agents_concurrency.py, not asserted here.)"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from modelkit import ScriptedModel, StandIn, solution_replies
+from worldkit import SHOP
+
+from assay.runs import open_benchmark
+
+
+@pytest.fixture(scope="module")
+def slow_model():
+    shop = open_benchmark(SHOP)
+    scripts = {t.customer.request: solution_replies(t) for t in shop.tasks.values() if t.solution}
+    with StandIn(ScriptedModel(scripts), latency_s=0.1) as server:
+        yield server
+
+
+TASKS = ["refund-double-charge", "update-address", "ask-for-email", "email-tracking"]
+
+
+def model_run(assay_cli, server, concurrency, max_connections=8):
+    chosen = [arg for task in TASKS for arg in ("--task", task)]
+    server.most_in_flight = 0
+    done = assay_cli(
+        *("run", str(SHOP), "--agent", "model:slow", "--base-url", server.url, *chosen),
+        *("--repeats", "2", "--concurrency", str(concurrency), "--workers", "1"),
+        *("--max-connections", str(max_connections), "--json"),
+    )
+    assert done.returncode == 0, done.stderr
+    runs = json.loads(done.stdout)["task_runs"]
+    found = sorted((r["task_id"], r["repeat"], r["outcome"], r["final_state_hash"]) for r in runs)
+    return server.most_in_flight, found
+
+
+def test_eight_at_once_overlap_and_give_identical_results(assay_cli, slow_model):
+    one_at_a_time, serial = model_run(assay_cli, slow_model, 1)
+    at_once, overlapped = model_run(assay_cli, slow_model, 8)
+    assert overlapped == serial
+    assert one_at_a_time == 1
+    assert at_once == 8  # 8 task runs: all of them waiting on the model together
+
+
+def test_max_connections_caps_the_model_requests_in_flight(assay_cli, slow_model):
+    at_once, _ = model_run(assay_cli, slow_model, 8, max_connections=3)
+    assert at_once == 3
+
+
+def test_concurrency_with_several_workers_is_refused(assay_cli):
+    done = assay_cli("run", str(SHOP), "--agent", "noop", "--concurrency", "4", "--workers", "2")
+    assert done.returncode == 2
+    assert "--concurrency: task runs in threads run in one process" in done.stderr
