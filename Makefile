@@ -38,3 +38,4 @@ bench: $(BIN)/assay $(BWRAP)
 	$(BIN)/python bench/api.py
 	$(BIN)/python bench/sandbox.py
 	$(BIN)/python bench/sandbox_tasks.py
+	$(BIN)/python bench/agents_concurrency.py
