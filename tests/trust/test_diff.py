@@ -55,3 +55,13 @@ def test_lists_of_another_length_are_compared_whole():
     old = record(rows=[[1], [2]])
     new = record(rows=[[1]])
     assert differences(old, new) == ["rows: [[1], [2]] → [[1]]"]
+
+
+def test_a_field_added_since_the_record_at_its_empty_value_is_no_change():
+    from assay.trust.diff import differences
+
+    old = {"summary": {"turns": 2}}
+    assert differences(old, {"summary": {"turns": 2, "model_calls": 0, "note": None}}) == []
+    assert differences(old, {"summary": {"turns": 2, "model_calls": 3}}) == [
+        "summary.model_calls: null → 3"
+    ]

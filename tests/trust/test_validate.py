@@ -380,7 +380,11 @@ def test_a_live_agent_is_reported_and_never_fails_a_task(unfair_world: Path):
     assert update.task_id == "update-address"
     assert update.passed
     assert update.proofs["live"].status == "failed"
-    assert update.proofs["live"].reasons[0] == "noop is not achieved"
+    assert update.proofs["live"].reasons[:2] == [
+        "withdrawn candidate: noop failed",
+        "noop is not achieved",
+    ]
+    assert update.withdrawn_candidate is True
     assert update.proofs["live"].notes == ["noop: not achieved, score 0.00, 1 turns"]
 
 

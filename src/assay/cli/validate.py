@@ -25,6 +25,14 @@ def validate(
             help="Also let this agent attempt each task (informational; never fails a task).",
         ),
     ] = None,
+    live_repeats: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="Tries of the --live agent per task; a task it fails in every try is marked a "
+            "withdrawn candidate.",
+        ),
+    ] = 1,
     listing: Annotated[
         bool,
         typer.Option(
@@ -42,7 +50,7 @@ def validate(
     from assay.cli.trust_view import print_validation
     from assay.trust.validate import save_validation, validate_world
 
-    report = validate_world(world, task or (), live)
+    report = validate_world(world, task or (), live, live_repeats)
     save_validation(report, default_store(store))
     if as_json:
         typer.echo(json.dumps(report.model_dump(mode="json")))

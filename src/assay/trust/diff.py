@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 LONGEST = 80
+EMPTY = (0, None, False, [], {}, "")  # 0 == 0.0 == False: one test covers them all
 
 
 def differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
@@ -43,6 +44,8 @@ def _changes(path: str, old: Any, new: Any) -> list[str]:
     if isinstance(old, dict) and isinstance(new, dict):
         lines = []
         for key in sorted(old.keys() | new.keys()):
+            if key not in old and new[key] in EMPTY:
+                continue  # a field added since the record was made, at its nothing-happened value
             lines += _changes(f"{path}.{key}" if path else str(key), old.get(key), new.get(key))
         return lines
     if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):

@@ -46,6 +46,9 @@ class TaskValidation(BaseModel):
     passed: bool
     proofs: dict[ProofName, Proof]
     idle_goals: list[str] = []
+    # the live agent failed in every try (`--live AGENT --live-repeats N`): a task to look at,
+    # perhaps to withdraw; it still passes when every required proof did
+    withdrawn_candidate: bool = False
 
     @classmethod
     def of(
@@ -67,6 +70,9 @@ class TaskValidation(BaseModel):
             passed=all(proofs[name].status == "passed" for name in REQUIRED),
             proofs={name: proofs[name] for name in PROOFS},
             idle_goals=idle_goals or [],
+            withdrawn_candidate=any(
+                reason.startswith("withdrawn candidate") for reason in proofs["live"].reasons
+            ),
         )
 
     def failures(self) -> list[tuple[ProofName, str]]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from assay.score.result import TaskRunResult
 from assay.spec.task import TaskSpec
@@ -67,19 +67,39 @@ def replay_proof(first: TaskRunResult | None, second: TaskRunResult | None) -> P
     return Proof.failed(*(f"two runs of the reference differ: {change}" for change in changes))
 
 
-def live_proof(agent: str | None, result: TaskRunResult | None, refused: str | None) -> Proof:
-    """What a live agent made of the task; informational, never held against the task."""
+WITHDRAWN_CANDIDATE = "withdrawn candidate"
+
+
+def live_proof(
+    agent: str | None,
+    result: TaskRunResult | Sequence[TaskRunResult] | None,
+    refused: str | None,
+) -> Proof:
+    """What a live agent made of the task in one or more tries; informational, never held against
+    the task — but a task no try verified is marked a withdrawn candidate, with why."""
     if agent is None:
         return Proof.skipped("no live agent (use --live AGENT)")
-    if result is None:
+    results = [result] if isinstance(result, TaskRunResult) else list(result or [])
+    if not results:
         return Proof.skipped(refused or f"{agent} did not run")
+    notes = [_note(agent, found) for found in results]
+    verified = sum(found.outcome == "verified" for found in results)
+    if verified:
+        if len(results) > 1:
+            notes.append(f"verified in {verified} of {len(results)} tries")
+        return Proof.passed(notes=notes)
+    last = results[-1]
+    tries = f" in all {len(results)} tries" if len(results) > 1 else ""
+    if last.outcome == "not_scored":
+        why = [f"{agent} {_unscored(last)}"]
+    else:
+        why = [f"{agent} is {_words(last.outcome)}", *_failing(last)]
+    return Proof.failed(f"{WITHDRAWN_CANDIDATE}: {agent} failed{tries}", *why, notes=notes)
+
+
+def _note(agent: str, result: TaskRunResult) -> str:
     score = "—" if result.score is None else f"{result.score:.2f}"
-    note = f"{agent}: {_words(result.outcome)}, score {score}, {result.summary.turns} turns"
-    if result.outcome == "verified":
-        return Proof.passed(notes=[note])
-    if result.outcome == "not_scored":
-        return Proof.failed(f"{agent} {_unscored(result)}", notes=[note])
-    return Proof.failed(f"{agent} is {_words(result.outcome)}", *_failing(result), notes=[note])
+    return f"{agent}: {_words(result.outcome)}, score {score}, {result.summary.turns} turns"
 
 
 def _failing(result: TaskRunResult) -> list[str]:

@@ -33,7 +33,10 @@ def open_for_validation(path: str | Path) -> tuple[Benchmark, dict[str, SpecErro
 
 
 def validate_world(
-    path: str | Path, task_ids: Sequence[str] = (), live: str | None = None
+    path: str | Path,
+    task_ids: Sequence[str] = (),
+    live: str | None = None,
+    live_repeats: int = 1,
 ) -> WorldValidation:
     """Every proof for every task (or the named ones); UsageError for an unknown task or agent."""
     benchmark, rejected = open_for_validation(path)
@@ -50,7 +53,8 @@ def validate_world(
     chosen = list(dict.fromkeys(task_ids)) if task_ids else known
     shared = world_files(world.root, world.spec)  # hashed before any proof runs
     tasks = [
-        validate_task(benchmark, task_id, rejected.get(task_id), live, shared) for task_id in chosen
+        validate_task(benchmark, task_id, rejected.get(task_id), live, shared, live_repeats)
+        for task_id in chosen
     ]
     return WorldValidation(
         world=world.name,
@@ -67,6 +71,7 @@ def validate_task(
     load_error: SpecError | None,
     live: str | None = None,
     shared: Mapping[str, str] | None = None,
+    live_repeats: int = 1,
 ) -> TaskValidation:
     """Every proof for one task, keyed on the files it was proved with (`shared`: `world_files`)."""
     world = benchmark.world
@@ -88,7 +93,7 @@ def validate_task(
         for name in PROOFS[1:]:
             proofs[name] = Proof.skipped("not run: the static proof failed")
     else:
-        idle = _run_proofs(benchmark, task, live, proofs)
+        idle = _run_proofs(benchmark, task, live, proofs, live_repeats)
     return TaskValidation.of(
         task_id,
         shown(file),
@@ -100,7 +105,11 @@ def validate_task(
 
 
 def _run_proofs(
-    benchmark: Benchmark, task: TaskSpec, live: str | None, proofs: dict[ProofName, Proof]
+    benchmark: Benchmark,
+    task: TaskSpec,
+    live: str | None,
+    proofs: dict[ProofName, Proof],
+    live_repeats: int = 1,
 ) -> list[str]:
     """The proofs that run the task; fills `proofs` and returns the goals that pass idle."""
     proofs["noop"], idle = noop_proof(attempt(benchmark, task, "noop"))
@@ -112,19 +121,23 @@ def _run_proofs(
     wrongs = {wrong.name: attempt(benchmark, task, f"wrong:{wrong.name}") for wrong in task.wrong}
     proofs["wrong"] = wrong_proof(task, wrongs)
     proofs["replay"] = replay_proof(first, second)
-    proofs["live"] = _live(benchmark, task, live)
+    proofs["live"] = _live(benchmark, task, live, live_repeats)
     return idle
 
 
-def _live(benchmark: Benchmark, task: TaskSpec, agent: str | None) -> Proof:
+def _live(benchmark: Benchmark, task: TaskSpec, agent: str | None, repeats: int = 1) -> Proof:
     if agent is None:
         return live_proof(None, None, None)
     try:
         check_agent_for(agent, task)
-        result = attempt(benchmark, task, agent)
+        results = []
+        for _ in range(repeats):
+            results.append(attempt(benchmark, task, agent))
+            if results[-1].outcome == "verified":
+                break  # one verified try is enough to keep the task
     except UsageError as refused:
         return live_proof(agent, None, str(refused).removeprefix("--agent: "))
-    return live_proof(agent, result, None)
+    return live_proof(agent, results, None)
 
 
 def attempt(benchmark: Benchmark, task: TaskSpec, agent: str) -> TaskRunResult:
