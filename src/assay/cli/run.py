@@ -128,6 +128,12 @@ def run(
             help="model:<name> agents: one more request field (VALUE as JSON, else text); repeat.",
         ),
     ] = None,
+    judge_model: Annotated[
+        str | None,
+        typer.Option(
+            help="The model judge checks ask when they name none (also $ASSAY_JUDGE_MODEL)."
+        ),
+    ] = None,
     model_retries: Annotated[
         int,
         typer.Option(
@@ -147,7 +153,9 @@ def run(
     """Run every chosen task with one agent, record it in the store and print the result table."""
     from assay.runs.store import open_store
 
-    if agent is not None and agent.startswith("model:"):
+    if judge_model is not None:
+        os.environ["ASSAY_JUDGE_MODEL"] = judge_model
+    if (agent is not None and agent.startswith("model:")) or judge_model is not None:
         set_model_options(
             base_url, temperature, max_tokens, seed, model_arg or [], model_retries, max_connections
         )

@@ -20,6 +20,7 @@ class Summary(BaseModel):
     rejected_attempts: int
     turns: int
     termination: Termination
+    judged_checks: int = 0  # checks a model gave the verdict of (`assert = "judge"`)
     # what a model agent spent (0 for an agent that calls no model)
     model_calls: int = 0
     prompt_tokens: int = 0
@@ -37,6 +38,7 @@ class SummaryTotals(BaseModel):
     unnecessary_interruptions: int = 0
     rejected_attempts: int = 0
     turns: int = 0
+    judged_checks: int = 0
     model_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -65,6 +67,7 @@ def summarize(
         rejected_attempts=rollout.rejected_attempts,
         turns=rollout.turns,
         termination=rollout.termination,
+        judged_checks=sum(check.judged for check in checks),
     )
 
 
@@ -79,6 +82,7 @@ def total(summaries: Iterable[Summary]) -> SummaryTotals:
         totals.unnecessary_interruptions += summary.unnecessary_interruptions
         totals.rejected_attempts += summary.rejected_attempts
         totals.turns += summary.turns
+        totals.judged_checks += summary.judged_checks
         totals.model_calls += summary.model_calls
         totals.prompt_tokens += summary.prompt_tokens
         totals.completion_tokens += summary.completion_tokens

@@ -203,6 +203,16 @@ class VoiceTranscriptCheck(CheckBase):
         return self
 
 
+class JudgeCheck(CheckBase):
+    """Opt-in: a model reads the agent's final output (and named query results) against a rubric.
+    Marked `judged` everywhere; state checks stay the default and the recommended way."""
+
+    kind: Literal["judge"] = Field(alias="assert")
+    rubric: str = Field(min_length=1)
+    model: str | None = None
+    queries: dict[str, str] = {}  # name → one SELECT on the final state, shown to the judge
+
+
 HEALTHCARE_CHECKS = ("fhir-resource-state", "portal-state-match", "voice-transcript")
 
 
@@ -222,7 +232,7 @@ def _check_tag(data: Any) -> str | None:
     kind = data.get("assert")
     if kind is None:
         return "<sql>"
-    known = ("sql", "answer", "python", "script", *HEALTHCARE_CHECKS)
+    known = ("sql", "answer", "python", "script", "judge", *HEALTHCARE_CHECKS)
     return f"<{kind}>" if kind in known else "<other>"
 
 
@@ -231,6 +241,7 @@ Check = Annotated[
     | Annotated[AnswerCheck, Tag("<answer>")]
     | Annotated[PythonCheck, Tag("<python>")]
     | Annotated[ScriptCheck, Tag("<script>")]
+    | Annotated[JudgeCheck, Tag("<judge>")]
     | Annotated[FhirResourceStateCheck, Tag("<fhir-resource-state>")]
     | Annotated[PortalStateMatchCheck, Tag("<portal-state-match>")]
     | Annotated[VoiceTranscriptCheck, Tag("<voice-transcript>")]

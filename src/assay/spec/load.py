@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from assay.errors import SpecError
-from assay.spec.checks import AnswerCheck, Derived, SqlCheck
+from assay.spec.checks import AnswerCheck, Derived, JudgeCheck, SqlCheck
 from assay.spec.files import parse_model, read_toml, shown
 from assay.spec.sqltext import UnsafeSql, parameters_in, readonly_statement
 from assay.spec.task import TaskSpec
@@ -100,4 +100,6 @@ def queries(check: object) -> list[tuple[str, str, dict[str, object]]]:
             found.append(("expect.sql", check.expect.sql, check.expect.params))
     if isinstance(check, AnswerCheck) and isinstance(check.number, Derived):
         found.append(("number.sql", check.number.sql, check.number.params))
+    if isinstance(check, JudgeCheck):
+        found += [(f"queries.{name}", sql, {}) for name, sql in check.queries.items()]
     return found

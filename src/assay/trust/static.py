@@ -29,7 +29,16 @@ def static_proof(
         *unknown_sql_names(task, columns, backend, services),
         *missing_goal(task),
     ]
-    return Proof.failed(*reasons) if reasons else Proof.passed()
+    return Proof.failed(*reasons) if reasons else Proof.passed(warnings=judged_only(task))
+
+
+def judged_only(task: TaskSpec) -> list[str]:
+    """A task whose every goal is a judge check gets its verdict from a model alone: allowed, and
+    said."""
+    goals = [check for check in task.checks if check.type == "goal"]
+    if goals and all(check.kind == "judge" for check in goals):
+        return ["every goal is a judge check: a model alone decides whether the task is done"]
+    return []
 
 
 def unknown_verifiers(task: TaskSpec, verifiers: Verifiers) -> list[str]:

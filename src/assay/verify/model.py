@@ -21,6 +21,7 @@ class CheckRun(BaseModel):
     score: float
     details: str | None
     evidence: dict[str, Any] | None
+    judged: bool = Field(False, exclude_if=lambda judged: not judged)  # a model gave this verdict
 
     def as_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)

@@ -17,6 +17,7 @@ RUNNERS: dict[str, tuple[str, str]] = {
     "sql": ("assay.verify.sql", "run_sql_check"),
     "answer": ("assay.verify.answer", "run_answer_check"),
     "script": ("assay.verify.script", "run_script_check"),
+    "judge": ("assay.verify.judge", "run_judge_check"),
     "fhir-resource-state": ("assay.verify.healthcare.fhir", "run_fhir_check"),
     "portal-state-match": ("assay.verify.healthcare.portal", "run_portal_check"),
     "voice-transcript": ("assay.verify.healthcare.voice", "run_voice_check"),
