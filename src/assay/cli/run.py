@@ -128,6 +128,14 @@ def run(
             help="model:<name> agents: one more request field (VALUE as JSON, else text); repeat.",
         ),
     ] = None,
+    customer: Annotated[
+        str | None,
+        typer.Option(
+            metavar="model:NAME",
+            help="A model plays each task's customer instead of its scripted replies (opt-in; "
+            "the request and changes stay scripted).",
+        ),
+    ] = None,
     judge_model: Annotated[
         str | None,
         typer.Option(
@@ -155,7 +163,12 @@ def run(
 
     if judge_model is not None:
         os.environ["ASSAY_JUDGE_MODEL"] = judge_model
-    if (agent is not None and agent.startswith("model:")) or judge_model is not None:
+    if customer is not None:
+        if not customer.startswith("model:") or customer == "model:":
+            raise UsageError(f"--customer: {customer!r} is not model:<name>")
+        os.environ["ASSAY_CUSTOMER_MODEL"] = customer
+    uses_model = judge_model is not None or customer is not None
+    if (agent is not None and agent.startswith("model:")) or uses_model:
         set_model_options(
             base_url, temperature, max_tokens, seed, model_arg or [], model_retries, max_connections
         )

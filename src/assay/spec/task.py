@@ -44,6 +44,8 @@ class Customer(Strict):
     default_reply: str = "I'm not sure, sorry."
     replies: list[Reply] = []
     changes: list[Change] = []
+    persona: str | None = None  # who a model customer (`--customer model:…`) plays
+    instructions: str | None = None  # what it knows and how it behaves
 
 
 class Fault(Strict):

@@ -19,8 +19,8 @@ from uuid import UUID
 from assay.errors import EnvironmentFailure, ToolError
 from assay.spec.task import TaskSpec
 from assay.taskrun.actions import AnyAction, Call, Finish, Say, action_json, parse_action
-from assay.taskrun.customer import CustomerScript
 from assay.taskrun.faults import FaultPlan
+from assay.taskrun.model_customer import customer_for
 from assay.taskrun.observation import (
     FAILED_MESSAGE,
     HELD_MESSAGE,
@@ -50,7 +50,7 @@ class Session:
         self.live: LiveWorld = world.reset()
         self.tools: dict[str, Tool] = world.role_tools(task.role)
         self.tool_list = world.describe_role(task.role)
-        self.customer = CustomerScript(task.customer)
+        self.customer = customer_for(task.customer)
         self.faults = FaultPlan(task.faults)
         self.operations = OperationLog()
         self.turn = 0
