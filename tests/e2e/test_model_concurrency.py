@@ -23,12 +23,12 @@ def slow_model():
 TASKS = ["refund-double-charge", "update-address", "ask-for-email", "email-tracking"]
 
 
-def model_run(assay_cli, server, concurrency, max_connections=8):
+def model_run(assay_cli, server, concurrency, max_connections=8, workers=1):
     chosen = [arg for task in TASKS for arg in ("--task", task)]
     server.most_in_flight = 0
     done = assay_cli(
         *("run", str(SHOP), "--agent", "model:slow", "--base-url", server.url, *chosen),
-        *("--repeats", "2", "--concurrency", str(concurrency), "--workers", "1"),
+        *("--repeats", "2", "--concurrency", str(concurrency), "--workers", str(workers)),
         *("--max-connections", str(max_connections), "--json"),
     )
     assert done.returncode == 0, done.stderr
@@ -50,7 +50,14 @@ def test_max_connections_caps_the_model_requests_in_flight(assay_cli, slow_model
     assert at_once == 3
 
 
-def test_concurrency_with_several_workers_is_refused(assay_cli):
-    done = assay_cli("run", str(SHOP), "--agent", "noop", "--concurrency", "4", "--workers", "2")
+def test_each_worker_keeps_its_own_task_runs_in_flight(assay_cli, slow_model):
+    one_at_a_time, serial = model_run(assay_cli, slow_model, 1)
+    at_once, spread = model_run(assay_cli, slow_model, 4, workers=2)
+    assert spread == serial
+    assert at_once == 8  # two processes, four task runs waiting on the model in each
+
+
+def test_a_class_agent_refuses_concurrency(assay_cli):
+    done = assay_cli("run", str(SHOP), "--agent", "mod:Agent", "--concurrency", "4")
     assert done.returncode == 2
-    assert "--concurrency: task runs in threads run in one process" in done.stderr
+    assert "--concurrency: a Python class agent acts in one process; use --workers" in done.stderr

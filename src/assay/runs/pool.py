@@ -1,7 +1,8 @@
 """Task runs in worker processes (spawn); each worker loads the world once.
 
-The parent hands each worker one PlannedRun at a time, so no more than `workers` are ever in
-flight and nothing is queued that a stop would have to take back. A worker says when it begins a
+The parent hands each worker one PlannedRun at a time (or up to `concurrency`, which the worker
+runs in threads), so no more than `workers × concurrency` are ever in flight and nothing is queued
+that a stop would have to take back. A worker says when it begins a
 task run and sends back the TaskRunResult as JSON, on its own pipe, so the start always comes
 first and results are the same whatever the number of workers. Workers ignore Ctrl-C and SIGTERM,
 which reach the whole process group from a terminal, `timeout` or CI: the parent decides.
@@ -18,12 +19,12 @@ import threading
 import traceback
 from collections import deque
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
-from assay.errors import UsageError
 from assay.runs.benchmark import Benchmark, open_benchmark
 from assay.runs.execute import (
     STOP_SIGNALS,
@@ -52,6 +53,7 @@ class WorkerSetup:
     world_db: str | None
     agent: str
     action_timeout_s: float = DEFAULT_ACTION_TIMEOUT_S
+    concurrency: int = 1
 
 
 def _serve(setup: WorkerSetup, channel: Connection) -> None:
@@ -69,15 +71,29 @@ def _serve(setup: WorkerSetup, channel: Connection) -> None:
     except Exception as error:
         channel.send(("failed", _portable(error)))
         return
-    try:
-        while (run := _next(channel)) is not None:
+    lock = threading.Lock()
+
+    def work(run: PlannedRun) -> None:
+        with lock:
             channel.send(("started", run.id))
-            try:
-                result = run_planned(benchmark, make_agent, run, setup.agent)
-            except Exception as error:
-                channel.send(("failed", _portable(error)))
-                continue
-            channel.send(("result", result.model_dump_json()))
+        try:
+            message = (
+                "result",
+                run_planned(benchmark, make_agent, run, setup.agent).model_dump_json(),
+            )
+        except Exception as error:
+            message = ("failed", _portable(error))
+        with lock:
+            channel.send(message)
+
+    try:
+        if setup.concurrency <= 1:
+            while (run := _next(channel)) is not None:
+                work(run)
+        else:
+            with ThreadPoolExecutor(setup.concurrency, thread_name_prefix="assay-task-run") as pool:
+                while (run := _next(channel)) is not None:
+                    pool.submit(work, run)
     finally:
         close_agents(make_agent)
 
@@ -111,15 +127,18 @@ def _portable(error: Exception) -> Exception:
 class _Worker:
     process: BaseProcess
     channel: Connection
-    run: PlannedRun | None = None  # the task run handed to it, until its result is back
+    runs: dict[str, PlannedRun] = field(default_factory=dict)  # handed to it, results not back
 
 
 class ProcessExecutor:
     """Up to `workers` task runs at once, each in a process of its own."""
 
-    def __init__(self, workers: int, action_timeout_s: float = DEFAULT_ACTION_TIMEOUT_S):
+    def __init__(
+        self, workers: int, action_timeout_s: float = DEFAULT_ACTION_TIMEOUT_S, concurrency: int = 1
+    ):
         self.workers = workers
         self.action_timeout_s = action_timeout_s
+        self.concurrency = concurrency
 
     def execute(
         self,
@@ -132,10 +151,13 @@ class ProcessExecutor:
         if not planned:
             return
         world = benchmark.world
-        setup = WorkerSetup(str(world.root), world.world_db, agent, self.action_timeout_s)
+        setup = WorkerSetup(
+            str(world.root), world.world_db, agent, self.action_timeout_s, self.concurrency
+        )
         waiting = deque(planned)
-        with stopping() as stop, _workers(setup, min(self.workers, len(planned))) as workers:
-            _Dispatch(workers, waiting, stop, on_start, on_result).run()
+        count = min(self.workers, len(planned))
+        with stopping() as stop, _workers(setup, count) as workers:
+            _Dispatch(workers, waiting, stop, on_start, on_result, self.concurrency).run()
         if waiting:
             raise KeyboardInterrupt  # stopped before these began
 
@@ -150,11 +172,12 @@ class _Dispatch:
     stop: Stop
     on_start: OnStart
     on_result: OnResult
+    per_worker: int = 1
 
     def run(self) -> None:
         for worker in self.workers:
             self._hand_out(worker)
-        while busy := [worker for worker in self.workers if worker.run is not None]:
+        while busy := [worker for worker in self.workers if worker.runs]:
             try:
                 self._receive(busy)
             except KeyboardInterrupt:
@@ -163,15 +186,16 @@ class _Dispatch:
                 self.stop.requested = True  # raised by a caller's callback: stop as asked
 
     def _hand_out(self, worker: _Worker) -> None:
-        if self.waiting and not self.stop.requested:
-            worker.run = self.waiting.popleft()
-            worker.channel.send(worker.run)
+        while self.waiting and not self.stop.requested and len(worker.runs) < self.per_worker:
+            run = self.waiting.popleft()
+            worker.runs[run.id] = run
+            worker.channel.send(run)
 
     def _receive(self, busy: list[_Worker]) -> None:
         by_handle = {w.channel: w for w in busy} | {w.process.sentinel: w for w in busy}
         for handle in multiprocessing.connection.wait(list(by_handle)):
             worker = by_handle[handle]
-            if worker.run is None:
+            if not worker.runs:
                 continue  # its result came in on the other handle in this same round
             try:  # a worker that has ended reads as the end of its pipe, after what it sent
                 kind, body = worker.channel.recv()
@@ -179,20 +203,20 @@ class _Dispatch:
                 worker.process.join()
                 code = worker.process.exitcode
                 raise WorkerFailure(
-                    f"a worker ended (exit code {code}) in task run {worker.run.id}"
+                    f"a worker ended (exit code {code}) in task run {next(iter(worker.runs))}"
                 ) from None
             self._message(worker, kind, body)
 
     def _message(self, worker: _Worker, kind: str, body: object) -> None:
-        assert worker.run is not None
         if kind == "started":
-            self.on_start(worker.run)
+            self.on_start(worker.runs[body])  # type: ignore[index]
             return
         if kind == "failed":
             raise body  # type: ignore[misc]
-        worker.run = None
-        self.on_result(TaskRunResult.model_validate_json(body))  # type: ignore[arg-type]
-        self._hand_out(worker)  # after the result is kept: begun and not kept stay ≤ workers
+        result = TaskRunResult.model_validate_json(body)  # type: ignore[arg-type]
+        worker.runs.pop(result.id, None)
+        self.on_result(result)
+        self._hand_out(worker)  # after the result is kept: begun and not kept stay ≤ slots
 
 
 @contextmanager
@@ -222,11 +246,11 @@ def _end(workers: list[_Worker]) -> None:
     ignored; none is left behind, whatever interrupts this."""
     try:
         for worker in workers:
-            if worker.run is None:
+            if not worker.runs:
                 with suppress(OSError):  # it may have ended already
                     worker.channel.send(None)
         for worker in workers:
-            if worker.run is None:
+            if not worker.runs:
                 worker.process.join(QUIT_S)
     finally:
         for worker in workers:
@@ -243,13 +267,10 @@ def executor_for(
     concurrency: int = 1,
 ) -> SerialExecutor | ProcessExecutor:
     """One process for one worker (or one task run); a pool otherwise. None: one per core, unless
-    task runs are to run concurrently in threads: then one process, unless `workers` says more."""
+    task runs are to run concurrently in threads: then one process, unless `workers` says more.
+    `concurrency`: task runs in flight at once in each process."""
     default = 1 if concurrency > 1 else (os.cpu_count() or 1)
     count = workers if workers is not None else default
     if count <= 1 or runs <= 1:
         return SerialExecutor(action_timeout_s, concurrency)
-    if concurrency > 1:
-        raise UsageError(
-            "--concurrency: task runs in threads run in one process; drop --workers (or use 1)"
-        )
-    return ProcessExecutor(count, action_timeout_s)
+    return ProcessExecutor(count, action_timeout_s, concurrency)
