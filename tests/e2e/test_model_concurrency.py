@@ -51,7 +51,7 @@ def test_max_connections_caps_the_model_requests_in_flight(assay_cli, slow_model
 
 
 def test_each_worker_keeps_its_own_task_runs_in_flight(assay_cli, slow_model):
-    one_at_a_time, serial = model_run(assay_cli, slow_model, 1)
+    _, serial = model_run(assay_cli, slow_model, 1)
     at_once, spread = model_run(assay_cli, slow_model, 4, workers=2)
     assert spread == serial
     assert at_once == 8  # two processes, four task runs waiting on the model in each

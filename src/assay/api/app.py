@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, Query, Request
+from fastapi import FastAPI, Query
 from fastapi.responses import JSONResponse, Response
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel
 
 from assay import __version__
 from assay.api import benchmark_runs, criterion_runs, task_runs
-from assay.api.auth import Caller
 from assay.api.context import Context
+from assay.api.dependencies import Anyone, Operator
 from assay.api.errors import ErrorBody, install
 from assay.api.limits import DEFAULT_MAX_BODY_BYTES, BodyLimit
 from assay.api.models import (
@@ -27,32 +26,14 @@ from assay.api.models import (
     RunCreated,
     TaskRunOut,
 )
+from assay.api.routes_voice import router as voice_routes
 from assay.taskrun.observation import Observation
-
-bearer = HTTPBearer(auto_error=False, description="The operator key, or a benchmark run's token.")
-Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
-
-
-def _header(credentials: HTTPAuthorizationCredentials | None) -> str | None:
-    return None if credentials is None else f"Bearer {credentials.credentials}"
-
-
-async def _caller(request: Request, credentials: Credentials) -> Caller:
-    return request.app.state.context.auth.caller(_header(credentials))
-
-
-async def _operator(request: Request, credentials: Credentials) -> Caller:
-    return request.app.state.context.auth.operator(_header(credentials))
 
 
 def _json(model: BaseModel, *, exclude_none: bool = False, status: int = 200) -> Response:
     """The model serialised once, straight to the wire (the response model documents its shape)."""
     text = model.model_dump_json(by_alias=True, exclude_none=exclude_none)
     return Response(text, status_code=status, media_type="application/json")
-
-
-Anyone = Annotated[Caller, Depends(_caller)]
-Operator = Annotated[Caller, Depends(_operator)]
 
 
 def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
@@ -162,4 +143,5 @@ def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -
         """One criterion run; with the operator key, always with its details and evidence."""
         return criterion_runs.get_criterion_run(context, who, check_run_id)
 
+    app.include_router(voice_routes)
     return app

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from fastapi.responses import JSONResponse
+
 from assay.api.auth import Caller
 from assay.api.context import Context
 from assay.api.errors import ApiError
@@ -44,3 +46,20 @@ def call_on_started(
     if not results:
         raise ApiError(409, "ended", f"task run {task_run_id} ended before the call was answered")
     return results[0]
+
+
+def event_response(event: Event, statuses: dict[str, int] | None = None) -> JSONResponse:
+    """A service surface's answer: the result (200); a business error with the status its code
+    maps to (else 422); a held write (202); a fault, failed or of unknown outcome (503), with the
+    operation id to retry it by."""
+    if event.status == "OK":
+        return JSONResponse(event.result)
+    if event.status == "ERROR":
+        code = event.code or "error"
+        status = (statuses or {}).get(code, 422)
+        return JSONResponse({"error": {"code": code, "message": event.message}}, status_code=status)
+    detail = {"message": event.message, "operation_id": event.operation_id}
+    if event.status == "HELD":
+        return JSONResponse({"held": True, **detail}, status_code=202)
+    code = "unknown_outcome" if event.status == "UNKNOWN" else "failed"
+    return JSONResponse({"error": {"code": code, **detail}}, status_code=503)

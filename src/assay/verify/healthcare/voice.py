@@ -1,0 +1,104 @@
+"""`voice-transcript` checks: phrases a speaker said, and did not say, on the voice line (SPEC §7).
+Matching is deterministic: normalised whole phrases, or rapidfuzz's partial ratio when asked."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assay.errors import CheckError
+from assay.spec.checks import VoiceTranscriptCheck
+from assay.verify.context import VerifyContext
+from assay.verify.model import CheckRun
+from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout
+from assay.world.services.healthcare.phrases import says
+
+TURNS = "SELECT service, call_id, turn, speaker, text, id FROM sandbox_voice_turns ORDER BY id"
+
+
+def run_voice_check(check: VoiceTranscriptCheck, context: VerifyContext) -> CheckRun:
+    turns = _chosen(check, _turns(context, check.name))
+    items: list[dict[str, Any]] = []
+    for phrase in check.contains:
+        items.append(_found(phrase, [phrase], turns, check.fuzzy, forbidden=False))
+    for group in check.any_of:
+        items.append(_found(" | ".join(group), group, turns, check.fuzzy, forbidden=False))
+    for phrase in check.not_contains:
+        items.append(_found(phrase, [phrase], turns, check.fuzzy, forbidden=True))
+    passed_items = [item for item in items if item["found"] != item.get("forbidden", False)]
+    score = len(passed_items) / len(items)
+    calls = len({turn["call_id"] for turn in turns})
+    return CheckRun(
+        name=check.name,
+        type=check.type,
+        kind=check.kind,
+        weight=check.weight,
+        axis=check.axis,
+        passed=len(passed_items) == len(items),
+        score=score,
+        details=_details(check, items, passed_items, calls),
+        evidence={"speaker": check.speaker, "calls": calls, "phrase_results": items},
+    )
+
+
+def compile_voice_check(check: VoiceTranscriptCheck) -> list[tuple[str, str]]:
+    """Nothing to compile: the model refuses empty phrases and a fuzzy threshold outside 1..100."""
+    return []
+
+
+def _turns(context: VerifyContext, name: str) -> list[dict[str, Any]]:
+    try:
+        names, rows = context.final.fetch(TURNS, {})
+    except (QueryRefused, QueryFailed, QueryTimeout, QueryLimit) as error:
+        raise CheckError(f"check {name!r}: the voice turns could not be read: {error}") from None
+    return [dict(zip(names, row, strict=True)) for row in rows]
+
+
+def _chosen(check: VoiceTranscriptCheck, turns: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    if check.service is not None:
+        turns = [turn for turn in turns if turn["service"] == check.service]
+    calls = list(dict.fromkeys(turn["call_id"] for turn in turns))
+    if calls and check.call != "any":
+        wanted = calls[0] if check.call == "first" else calls[-1]
+        turns = [turn for turn in turns if turn["call_id"] == wanted]
+    if check.speaker != "any":
+        turns = [turn for turn in turns if turn["speaker"] == check.speaker]
+    return turns
+
+
+def _found(
+    shown: str,
+    phrases: list[str],
+    turns: list[dict[str, Any]],
+    fuzzy: int | None,
+    *,
+    forbidden: bool,
+) -> dict[str, Any]:
+    for turn in turns:
+        if any(says(turn["text"], phrase, fuzzy) for phrase in phrases):
+            item = {"phrase": shown, "found": True, "turn": turn["turn"]}
+            break
+    else:
+        item = {"phrase": shown, "found": False, "turn": None}
+    if forbidden:
+        item["forbidden"] = True
+    return item
+
+
+def _details(
+    check: VoiceTranscriptCheck,
+    items: list[dict[str, Any]],
+    passed: list[dict[str, Any]],
+    calls: int,
+) -> str:
+    text = f"{check.speaker} turns of {calls} call(s): {len(passed)} of {len(items)} phrases passed"
+    wrong = [item for item in items if item not in passed]
+    wrong.sort(key=lambda item: not item.get("forbidden"))  # a forbidden phrase said comes first
+    if wrong:
+        shown = "; ".join(
+            f"✗ said {item['phrase']!r} at turn {item['turn']}"
+            if item.get("forbidden")
+            else f"✗ never said {item['phrase']!r}"
+            for item in wrong[:3]
+        )
+        text += f"; {shown}"
+    return text

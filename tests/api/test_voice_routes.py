@@ -1,0 +1,41 @@
+"""The voice line over HTTP acts on the run's started task run, and scores as in process."""
+
+from __future__ import annotations
+
+import warnings
+
+from apikit import OPERATOR, OPERATOR_KEY, bearer
+from healthkit import write_line_world
+
+from assay.api import open_api
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+
+def test_a_call_made_over_http_is_recorded_and_graded(tmp_path):
+    world = write_line_world(tmp_path / "line")
+    app, _ = open_api([world], store=str(tmp_path / "api.db"), operator_key=OPERATOR_KEY)
+    with TestClient(app) as api:
+        run = api.post("/v1/benchmark-runs", json={"benchmark": "line"}, headers=OPERATOR).json()
+        headers = bearer(run["bearer_token"])
+        base = f"/v1/benchmark-runs/{run['benchmark_run_id']}/voice"
+        assert run["endpoints"]["voice"] == base
+        early = api.post(f"{base}/calls", json={"number": "+1-800-555-0100"}, headers=headers)
+        assert (early.status_code, early.json()["error"]["code"]) == (409, "no_started_task_run")
+        (task_run,) = run["task_runs"]
+        api.post(task_run["start_url"], headers=headers)
+        wrong = api.post(f"{base}/calls", json={"number": "+1-800-000-0000"}, headers=headers)
+        assert (wrong.status_code, wrong.json()["error"]["code"]) == (404, "no_answer")
+        call = api.post(f"{base}/calls", json={"number": "+1-800-555-0100"}, headers=headers).json()
+        assert call["call_id"] == "call-0001"
+        for text in ("My member ID is W123456789", "Date of birth May 14 1977; the copay?"):
+            api.post(f"{base}/calls/call-0001/say", json={"text": text}, headers=headers)
+        hung = api.post(f"{base}/calls/call-0001/hangup", headers=headers).json()
+        assert hung == {"call_id": "call-0001", "ended": True}
+        after = api.post(f"{base}/calls/call-0001/say", json={"text": "hi"}, headers=headers)
+        assert after.status_code == 409
+        done = api.post(task_run["complete_url"], json={"output": "ok"}, headers=headers).json()
+        assert (done["outcome"], done["reward"]) == ("verified", 1)
+        assert done["summary"]["turns"] == 7  # every request an action: 6 calls and the finish

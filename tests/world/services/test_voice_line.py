@@ -1,0 +1,91 @@
+"""The voice line: a scripted IVR answering calls, digits and words; every turn recorded, on both
+backends; and the voice-transcript check scoring what was said."""
+
+from __future__ import annotations
+
+import pytest
+from healthkit import write_line_world
+
+from assay.runs.plan import new_id
+from assay.runs.taskrun import run_task
+from assay.taskrun.agents.scripted import ActionsAgent
+
+CALL = {"call": {"tool": "voice_call", "args": {"number": "+1-800-555-0100"}}}
+
+
+def say(text):
+    return {"call": {"tool": "voice_say", "args": {"call_id": "call-0001", "text": text}}}
+
+
+@pytest.fixture
+def line(tmp_path, open_world):
+    return open_world(write_line_world(tmp_path / "line"))
+
+
+def run(line, actions):
+    task = line.tasks["eligibility"]
+    return run_task(line, task, ActionsAgent(actions), run_id=new_id("tr"))
+
+
+def results(result):
+    return [
+        event
+        for step in result.trajectory["steps"]
+        for event in step["events"]
+        if event.get("type") == "tool_result"
+    ]
+
+
+GOOD = [
+    CALL,
+    {"call": {"tool": "voice_press", "args": {"call_id": "call-0001", "digits": "1"}}},
+    say("The member ID is W123456789."),
+    say("The date of birth is May 14, 1977. What is the copay?"),
+    {"call": {"tool": "voice_hangup", "args": {"call_id": "call-0001"}}},
+]
+
+
+def test_the_line_answers_by_digits_and_words_and_records_every_turn(line):
+    result = run(line, GOOD)
+    answers = [event["result"].get("say") for event in results(result)]
+    assert answers == [
+        "Acme member services. For eligibility press 1 or say eligibility.",
+        "Please say the member ID.",
+        "Thank you. And the date of birth?",
+        "The member is active on Gold PPO; the office copay is 25 dollars.",
+        None,
+    ]
+    assert result.outcome == "verified"
+    evidence = result.checks[0].evidence
+    assert evidence["phrase_results"] == [
+        {"phrase": "member ID", "found": True, "turn": 3},
+        {"phrase": "date of birth", "found": True, "turn": 4},
+        {"phrase": "copay | co-pay", "found": True, "turn": 4},
+        {"phrase": "social security number", "found": False, "turn": None, "forbidden": True},
+    ]
+
+
+def test_a_forbidden_phrase_and_a_missing_one_lower_the_score(line):
+    result = run(line, [CALL, say("What is the social security number?")])
+    check = result.checks[0]
+    assert (check.passed, check.score) == (False, 0.0)
+    assert "✗ never said 'member ID'" in check.details
+    assert "✗ said 'social security number' at turn 2" in check.details
+
+
+def test_a_wrong_number_and_a_call_after_hangup_are_refused(line):
+    wrong = {"call": {"tool": "voice_call", "args": {"number": "+1-800-000-0000"}}}
+    hangup = {"call": {"tool": "voice_hangup", "args": {"call_id": "call-0001"}}}
+    events = results(run(line, [wrong, CALL, hangup, say("hello?")]))
+    assert [(event["status"], event.get("code")) for event in events] == [
+        ("ERROR", "no_answer"),
+        ("OK", None),
+        ("OK", None),
+        ("ERROR", "call_ended"),
+    ]
+
+
+def test_the_same_calls_leave_the_same_state(line):
+    first, second = run(line, GOOD), run(line, GOOD)
+    assert first.final_state_hash == second.final_state_hash
+    assert first.final_state_hash != run(line, GOOD[:2]).final_state_hash
