@@ -1,0 +1,106 @@
+"""`portal-state-match` checks: a portal row chosen by `correlate_by` has the expected values
+(SPEC §6): the best-matching row is scored item by item."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from assay.errors import CheckError
+from assay.spec.checks import PortalStateMatchCheck
+from assay.verify.context import VerifyContext
+from assay.verify.healthcare.items import ItemResult, compare_item, item_details, item_score
+from assay.verify.model import CheckRun
+from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout
+from assay.world.services.healthcare.paths import read_path
+
+ROWS = (
+    "SELECT service, resource, key, data, version, updated_turn FROM sandbox_portal_state "
+    "WHERE resource = :resource ORDER BY key"
+)
+
+
+def run_portal_check(check: PortalStateMatchCheck, context: VerifyContext) -> CheckRun:
+    resource = str(check.correlate_by["resource"])
+    wanted = {k: v for k, v in check.correlate_by.items() if k != "resource"}
+    rows = [row for row in _rows(context, resource, check) if _matches(row, wanted)]
+    evidence: dict[str, Any] = {"correlate_by": check.correlate_by, "matched": len(rows)}
+    if not rows:
+        details = f"no {resource} row matched {json.dumps(wanted, default=str)}"
+        evidence.update(key=None, assertion_results=[])
+        return _run(check, False, 0.0, details, evidence)
+    scored = [(row, _items(check, row, len(rows))) for row in rows]
+    best, items = max(scored, key=lambda pair: (_passed(pair[1]), pair[0]["updated_turn"]))
+    score, passed = item_score(items)
+    evidence.update(key=best["key"], assertion_results=[item.as_json() for item in items])
+    details = item_details(f"{resource} {best['key']}", items, "assertions")
+    return _run(check, passed, score, details, evidence)
+
+
+def compile_portal_check(check: PortalStateMatchCheck) -> list[tuple[str, str]]:
+    """Paths are dotted JSON paths: every non-empty one reads; nothing to refuse beyond the model."""
+    return [
+        (f"assertions[{index}].path", "a path has no empty step")
+        for index, item in enumerate(check.assertions)
+        if any(step == "" for step in item.path.split("."))
+    ]
+
+
+def _rows(
+    context: VerifyContext, resource: str, check: PortalStateMatchCheck
+) -> list[dict[str, Any]]:
+    try:
+        names, rows = context.final.fetch(ROWS, {"resource": resource})
+    except (QueryRefused, QueryFailed, QueryTimeout, QueryLimit) as error:
+        raise CheckError(f"check {check.name!r}: the portal could not be read: {error}") from None
+    found = [dict(zip(names, row, strict=True)) for row in rows]
+    if check.service is not None:
+        found = [row for row in found if row["service"] == check.service]
+    for row in found:
+        row["data"] = json.loads(row["data"])
+    return found
+
+
+def _matches(row: dict[str, Any], wanted: dict[str, Any]) -> bool:
+    for name, value in wanted.items():
+        actual = row["key"] if name == "key" else read_path(row["data"], name)
+        if not compare_item(actual, "eq", value):
+            return False
+    return True
+
+
+def _items(check: PortalStateMatchCheck, row: dict[str, Any], matched: int) -> list[ItemResult]:
+    items = []
+    for item in check.assertions:
+        actual = read_path(row["data"], item.path)
+        items.append(
+            ItemResult(
+                item.path, item.expected, actual, compare_item(actual, item.op, item.expected)
+            )
+        )
+    if check.count is not None:
+        items.append(ItemResult("$count", check.count, matched, matched == check.count))
+    if check.changed:
+        changed = row["updated_turn"] > 0
+        items.append(ItemResult("$changed", True, changed, changed))
+    return items
+
+
+def _passed(items: list[ItemResult]) -> int:
+    return sum(item.passed for item in items)
+
+
+def _run(
+    check: PortalStateMatchCheck, passed: bool, score: float, details: str, evidence: dict[str, Any]
+) -> CheckRun:
+    return CheckRun(
+        name=check.name,
+        type=check.type,
+        kind=check.kind,
+        weight=check.weight,
+        axis=check.axis,
+        passed=passed,
+        score=score,
+        details=details,
+        evidence=evidence,
+    )
