@@ -52,3 +52,72 @@ def write_line_world(root: Path) -> Path:
     (root / "schema.sql").write_text("CREATE TABLE notes (id INTEGER PRIMARY KEY);\n")
     (root / "tasks" / "eligibility.toml").write_text(textwrap.dedent(TASK), encoding="utf-8")
     return root
+
+
+PORTAL_WORLD = """
+name = "payer"
+version = "1"
+clock = "2026-03-02T09:00:00Z"
+
+[database]
+schema = "schema.sql"
+
+[services.payer_portal]
+kind = "portal"
+flavor = "prior-auth"
+seed = ["data/portal/patients.jsonl"]
+
+[services.payer_portal.resources.patients]
+key = "member_id"
+
+[services.payer_portal.resources.prior_auth]
+key = "request_id"
+required = ["patient_member_id", "procedure_code", "provider_npi", "diagnosis_codes"]
+determinations = [
+  { procedure_code = "72148", status = "approved", auth_number_prefix = "AUTH" },
+  { procedure_code = "70553", status = "need_more_info", reason = "attach the neurology note" },
+]
+default_determination = { status = "pending" }
+
+[services.payer_portal.resources.copay_note]
+key = "member_id"
+
+[roles.billing]
+tools = ["portal_submit", "portal_update", "portal_get", "portal_search"]
+"""
+
+PATIENTS = (
+    '{"member_id": "W123456789", "name": "Chidi Okafor", "plan": "GOLD PPO"}\n'
+    '{"member_id": "W555000111", "name": "Ana Reyes", "plan": "SILVER HMO"}\n'
+)
+
+PORTAL_TASK = """
+title = "Submit the lumbar MRI prior auth"
+role = "billing"
+
+[customer]
+request = "Submit a prior auth for member W123456789: lumbar MRI 72148, NPI 1234567890, M54.5."
+
+[[checks]]
+name = "Prior auth approved as submitted"
+assert = "portal-state-match"
+correlate_by = { resource = "prior_auth", patient_member_id = "W123456789" }
+assertions = [
+  { path = "procedure_code", expected = "72148" },
+  { path = "diagnosis_codes.0", expected = "M54.5" },
+  { path = "status", expected = "approved" },
+]
+count = 1
+changed = true
+"""
+
+
+def write_portal_world(root: Path) -> Path:
+    """A world whose one service is a payer portal, with one prior-auth task."""
+    (root / "tasks").mkdir(parents=True)
+    (root / "data" / "portal").mkdir(parents=True)
+    (root / "world.toml").write_text(textwrap.dedent(PORTAL_WORLD), encoding="utf-8")
+    (root / "schema.sql").write_text("CREATE TABLE notes (id INTEGER PRIMARY KEY);\n")
+    (root / "data" / "portal" / "patients.jsonl").write_text(PATIENTS, encoding="utf-8")
+    (root / "tasks" / "prior-auth.toml").write_text(textwrap.dedent(PORTAL_TASK), encoding="utf-8")
+    return root

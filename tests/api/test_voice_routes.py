@@ -39,3 +39,33 @@ def test_a_call_made_over_http_is_recorded_and_graded(tmp_path):
         done = api.post(task_run["complete_url"], json={"output": "ok"}, headers=headers).json()
         assert (done["outcome"], done["reward"]) == ("verified", 1)
         assert done["summary"]["turns"] == 7  # every request an action: 6 calls and the finish
+
+
+def test_a_prior_auth_submitted_over_http_is_graded_as_in_process(tmp_path):
+    from healthkit import write_portal_world
+
+    world = write_portal_world(tmp_path / "payer")
+    app, _ = open_api([world], store=str(tmp_path / "api.db"), operator_key=OPERATOR_KEY)
+    pa = {
+        "patient_member_id": "W123456789",
+        "procedure_code": "72148",
+        "provider_npi": "1234567890",
+        "diagnosis_codes": ["M54.5"],
+    }
+    with TestClient(app) as api:
+        run = api.post("/v1/benchmark-runs", json={"benchmark": "payer"}, headers=OPERATOR).json()
+        headers = bearer(run["bearer_token"])
+        base = run["endpoints"]["portal"]
+        (task_run,) = run["task_runs"]
+        api.post(task_run["start_url"], headers=headers)
+        refused = api.post(f"{base}/prior-auths", json={"procedure_code": "72148"}, headers=headers)
+        assert (refused.status_code, refused.json()["error"]["code"]) == (422, "validation_failed")
+        made = api.post(f"{base}/prior-auths", json=pa, headers=headers).json()
+        assert (made["key"], made["data"]["status"]) == ("PA-0001", "approved")
+        assert api.get(f"{base}/prior-auths/PA-0001", headers=headers).json()["version"] == 1
+        found = api.get(f"{base}/patients?plan=GOLD%20PPO", headers=headers).json()
+        assert [row["key"] for row in found["rows"]] == ["W123456789"]
+        missing = api.get(f"{base}/copay_note/W9", headers=headers)
+        assert missing.status_code == 404
+        done = api.post(task_run["complete_url"], json={"output": "ok"}, headers=headers).json()
+        assert done["outcome"] == "verified"

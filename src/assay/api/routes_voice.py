@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict
 
 from assay.api.auth import Caller
 from assay.api.dependencies import Anyone
-from assay.api.sandbox_calls import call_on_started, event_response
+from assay.api.sandbox_calls import SERVICE_RESPONSES, call_on_started, event_response
 
 router = APIRouter(prefix="/v1/benchmark-runs/{run_id}/voice", tags=["services"])
 STATUSES = {"no_answer": 404, "no_call": 404, "call_ended": 409, "no_service": 404}
@@ -37,13 +37,13 @@ def _call(request: Request, who: Caller, run_id: str, tool: str, args: dict) -> 
     return event_response(event, STATUSES)
 
 
-@router.post("/calls")
+@router.post("/calls", responses=SERVICE_RESPONSES)
 async def dial(run_id: str, body: Dial, request: Request, who: Anyone) -> JSONResponse:
     """Call a number on the voice line; the call's id and the line's first words."""
     return _call(request, who, run_id, "voice_call", {"number": body.number})
 
 
-@router.post("/calls/{call_id}/say")
+@router.post("/calls/{call_id}/say", responses=SERVICE_RESPONSES)
 async def say(
     run_id: str, call_id: str, body: Speech, request: Request, who: Anyone
 ) -> JSONResponse:
@@ -51,7 +51,7 @@ async def say(
     return _call(request, who, run_id, "voice_say", {"call_id": call_id, "text": body.text})
 
 
-@router.post("/calls/{call_id}/press")
+@router.post("/calls/{call_id}/press", responses=SERVICE_RESPONSES)
 async def press(
     run_id: str, call_id: str, body: Keys, request: Request, who: Anyone
 ) -> JSONResponse:
@@ -59,7 +59,7 @@ async def press(
     return _call(request, who, run_id, "voice_press", {"call_id": call_id, "digits": body.digits})
 
 
-@router.post("/calls/{call_id}/hangup")
+@router.post("/calls/{call_id}/hangup", responses=SERVICE_RESPONSES)
 async def hangup(run_id: str, call_id: str, request: Request, who: Anyone) -> JSONResponse:
     """Hang up a call."""
     return _call(request, who, run_id, "voice_hangup", {"call_id": call_id})

@@ -9,10 +9,16 @@ from fastapi.responses import JSONResponse
 
 from assay.api.auth import Caller
 from assay.api.context import Context
-from assay.api.errors import ApiError
+from assay.api.errors import ApiError, ErrorBody
 from assay.api.models import Act
 from assay.api.task_runs import act
 from assay.taskrun.observation import Event
+
+# What a service surface may answer besides its result: documented for the OpenAPI document.
+SERVICE_RESPONSES: dict[int | str, dict[str, Any]] = {
+    **{status: {"model": ErrorBody} for status in (400, 401, 404, 409, 413, 422, 503)},
+    202: {"description": "a held write: not carried out yet, with the message saying why"},
+}
 
 
 def started_task_run(context: Context, caller: Caller, run_id: str) -> str:
