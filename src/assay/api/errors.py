@@ -71,14 +71,28 @@ def install(app: FastAPI) -> None:
         return error_response(422, "invalid_request", "; ".join(_describe(p) for p in problems[:5]))
 
     @app.exception_handler(HTTPException)
-    async def _http(_: Request, error: HTTPException) -> JSONResponse:
+    async def _http(request: Request, error: HTTPException) -> JSONResponse:
         code = HTTP_CODES.get(error.status_code, "error")
-        return error_response(error.status_code, code, str(error.detail), error.headers)
+        headers = error.headers
+        if error.status_code == 405:  # every method the path has, not just its first route's
+            headers = {**(headers or {}), "Allow": allowed_methods(request)}
+        return error_response(error.status_code, code, str(error.detail), headers)
 
     @app.exception_handler(SpecError)
     @app.exception_handler(UsageError)
     async def _usage(_: Request, error: Exception) -> JSONResponse:
         return error_response(422, "invalid_request", str(error))
+
+
+def allowed_methods(request: Request) -> str:
+    """The methods of every route whose path matches the request's, as an `Allow` header."""
+    path = request.url.path
+    methods: set[str] = set()
+    for route in request.app.routes:
+        pattern = getattr(route, "path_regex", None)
+        if pattern is not None and pattern.match(path):
+            methods |= set(getattr(route, "methods", None) or ())
+    return ", ".join(sorted(methods))
 
 
 def _describe(problem: dict[str, Any]) -> str:

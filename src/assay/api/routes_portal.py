@@ -40,26 +40,34 @@ async def get_prior_auth(run_id: str, key: str, request: Request, who: Anyone) -
     return _call(request, who, run_id, "portal_get", {"resource": PRIOR_AUTH, "key": key})
 
 
-@router.api_route("/{resource}", methods=["GET", "POST"], responses=SERVICE_RESPONSES)
-async def records(run_id: str, resource: str, request: Request, who: Anyone) -> JSONResponse:
-    """GET: every record of a resource whose fields equal the query parameters (`/patients`,
-    `/providers?plan=GOLD%20PPO`). POST: submit a new record (the JSON body)."""
-    if request.method == "GET":
-        args = {"resource": resource, "filters": dict(request.query_params)}
-        return _call(request, who, run_id, "portal_search", args)
+@router.post("/{resource}", responses=SERVICE_RESPONSES)
+async def submit(run_id: str, resource: str, request: Request, who: Anyone) -> JSONResponse:
+    """Submit a new record of a resource (the JSON body)."""
     data = await _record(request)
     return _call(request, who, run_id, "portal_submit", {"resource": resource, "data": data})
 
 
-@router.api_route("/{resource}/{key}", methods=["GET", "PUT"], responses=SERVICE_RESPONSES)
-async def record(
+@router.get("/{resource}", responses=SERVICE_RESPONSES)
+async def search(run_id: str, resource: str, request: Request, who: Anyone) -> JSONResponse:
+    """Every record of a resource whose fields equal the query parameters (`/patients`,
+    `/providers?plan=GOLD%20PPO`)."""
+    args = {"resource": resource, "filters": dict(request.query_params)}
+    return _call(request, who, run_id, "portal_search", args)
+
+
+@router.put("/{resource}/{key}", responses=SERVICE_RESPONSES)
+async def update(
     run_id: str, resource: str, key: str, request: Request, who: Anyone
 ) -> JSONResponse:
-    """GET: one record. PUT: change the fields the JSON body gives."""
-    if request.method == "GET":
-        return _call(request, who, run_id, "portal_get", {"resource": resource, "key": key})
+    """Change the fields of a record that the JSON body gives."""
     args = {"resource": resource, "key": key, "data": await _record(request)}
     return _call(request, who, run_id, "portal_update", args)
+
+
+@router.get("/{resource}/{key}", responses=SERVICE_RESPONSES)
+async def get(run_id: str, resource: str, key: str, request: Request, who: Anyone) -> JSONResponse:
+    """One record."""
+    return _call(request, who, run_id, "portal_get", {"resource": resource, "key": key})
 
 
 async def _record(request: Request) -> dict[str, Any]:
