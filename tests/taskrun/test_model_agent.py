@@ -89,3 +89,13 @@ def test_a_provider_that_keeps_failing_makes_the_run_not_scored(shop, scripted):
     assert result.error is not None and result.error.side == "agent"
     assert result.error.message.startswith("model provider failed: 500")
     assert len(stand_in.bodies) == 2  # the first try and one retry
+
+
+def test_a_provider_that_times_out_makes_the_run_not_scored(shop, scripted):
+    task = shop.tasks[TASK]
+    with StandIn(scripted, latency_s=1.0) as stand_in:
+        options = ModelOptions(base_url=stand_in.url, retries=0, timeout_s=0.2)
+        agent = ModelAgent("stand-in", options, make_client(options))
+        result = run_task(shop, task, agent, run_id=new_id("tr"))
+    assert result.outcome == "not_scored"
+    assert result.error.message.startswith("model provider failed: APITimeoutError")

@@ -136,6 +136,12 @@ def run(
             "the request and changes stay scripted).",
         ),
     ] = None,
+    model_timeout: Annotated[
+        float,
+        typer.Option(
+            min=0.001, metavar="SECONDS", help="model:<name> agents: one request's time limit."
+        ),
+    ] = 60.0,
     judge_model: Annotated[
         str | None,
         typer.Option(
@@ -170,7 +176,14 @@ def run(
     uses_model = judge_model is not None or customer is not None
     if (agent is not None and agent.startswith("model:")) or uses_model:
         set_model_options(
-            base_url, temperature, max_tokens, seed, model_arg or [], model_retries, max_connections
+            base_url,
+            temperature,
+            max_tokens,
+            seed,
+            model_arg or [],
+            model_retries,
+            max_connections,
+            model_timeout,
         )
     if (
         concurrency > 1
@@ -364,6 +377,7 @@ def set_model_options(
     model_args: list[str],
     retries: int,
     max_connections: int | None = None,
+    timeout_s: float = 60.0,
 ) -> None:
     """Model agents' options, in the environment so that worker processes read them too."""
     from assay.taskrun.agents.model import OPTIONS_ENV
@@ -384,6 +398,7 @@ def set_model_options(
         "seed": seed,
         "retries": retries,
         "max_connections": max_connections,
+        "timeout_s": timeout_s,
         "extra": extra,
     }
     os.environ[OPTIONS_ENV] = json.dumps({k: v for k, v in chosen.items() if v is not None})
