@@ -121,3 +121,144 @@ def write_portal_world(root: Path) -> Path:
     (root / "data" / "portal" / "patients.jsonl").write_text(PATIENTS, encoding="utf-8")
     (root / "tasks" / "prior-auth.toml").write_text(textwrap.dedent(PORTAL_TASK), encoding="utf-8")
     return root
+
+
+EHR_WORLD = """
+name = "ehr"
+version = "1"
+clock = "2026-03-02T09:00:00Z"
+
+[database]
+schema = "schema.sql"
+
+[services.ehr]
+kind = "fhir"
+seed = ["data/fhir/*.json"]
+base_url = "http://ehr.local/fhir"
+
+[roles.scheduler]
+tools = ["fhir_read", "fhir_vread", "fhir_search", "fhir_create", "fhir_update", "fhir_delete", "retry_operation"]
+"""
+
+EHR_SEEDS = {
+    "patients.json": {
+        "resourceType": "Bundle",
+        "type": "collection",
+        "entry": [
+            {
+                "resource": {
+                    "resourceType": "Patient",
+                    "id": "john-smith",
+                    "gender": "male",
+                    "birthDate": "1970-01-15",
+                    "identifier": [{"system": "http://genhosp.example/mrn", "value": "MRN0001"}],
+                    "name": [{"family": "Smith", "given": ["John"]}],
+                }
+            },
+            {
+                "resource": {
+                    "resourceType": "Patient",
+                    "id": "zoe-muller",
+                    "gender": "female",
+                    "birthDate": "1988-06-02",
+                    "identifier": [{"system": "http://genhosp.example/mrn", "value": "MRN0002"}],
+                    "name": [{"family": "Müller", "given": ["Zoë"]}],
+                }
+            },
+        ],
+    },
+    "rivera.json": {
+        "resourceType": "Practitioner",
+        "id": "rivera",
+        "name": [{"family": "Rivera", "given": ["Ana"], "prefix": ["Dr."]}],
+    },
+    "slots.json": {
+        "resourceType": "Bundle",
+        "type": "collection",
+        "entry": [
+            {
+                "resource": {
+                    "resourceType": "Schedule",
+                    "id": "rivera-schedule",
+                    "actor": [{"reference": "Practitioner/rivera"}],
+                }
+            },
+            {
+                "resource": {
+                    "resourceType": "Slot",
+                    "id": "slot-wed",
+                    "status": "free",
+                    "schedule": {"reference": "Schedule/rivera-schedule"},
+                    "start": "2026-03-04T10:00:00Z",
+                    "end": "2026-03-04T10:30:00Z",
+                }
+            },
+            {
+                "resource": {
+                    "resourceType": "Slot",
+                    "id": "slot-thu",
+                    "status": "free",
+                    "schedule": {"reference": "Schedule/rivera-schedule"},
+                    "start": "2026-03-05T10:00:00Z",
+                    "end": "2026-03-05T10:30:00Z",
+                }
+            },
+        ],
+    },
+}
+
+BOOKING_TASK = """
+title = "Book the follow-up"
+role = "scheduler"
+max_turns = 40
+
+[customer]
+request = "Book John Smith with Dr. Rivera on the first free Thursday slot."
+
+[[checks]]
+name = "One booked appointment with Dr. Rivera on Thursday"
+assert = "fhir-resource-state"
+resource_type = "Appointment"
+search = { patient = "Patient/john-smith", status = "booked" }
+fields = [
+  { path = "participant.1.actor.display", expected = "Dr. Rivera" },
+  { path = "start", expected = "2026-03-05T10:00:00Z" },
+]
+count = 1
+changed = true
+
+[[checks]]
+name = "The Thursday slot is busy"
+type = "rule"
+sql = "SELECT json_extract(resource, '$.status') FROM sandbox_fhir_resources WHERE resource_type = 'Slot' AND id = 'slot-thu'"
+expect = "busy"
+"""
+
+APPOINTMENT = {
+    "resourceType": "Appointment",
+    "status": "booked",
+    "slot": [{"reference": "Slot/slot-thu"}],
+    "start": "2026-03-05T10:00:00Z",
+    "end": "2026-03-05T10:30:00Z",
+    "participant": [
+        {"actor": {"reference": "Patient/john-smith"}, "status": "accepted"},
+        {
+            "actor": {"reference": "Practitioner/rivera", "display": "Dr. Rivera"},
+            "status": "accepted",
+        },
+    ],
+}
+
+
+def write_ehr_world(root: Path) -> Path:
+    """A world whose one service is a FHIR server with a few seeds and a booking task."""
+    import json
+
+    (root / "tasks").mkdir(parents=True)
+    (root / "data" / "fhir").mkdir(parents=True)
+    (root / "world.toml").write_text(textwrap.dedent(EHR_WORLD), encoding="utf-8")
+    (root / "schema.sql").write_text("CREATE TABLE notes (id INTEGER PRIMARY KEY);\n")
+    for name, data in EHR_SEEDS.items():
+        (root / "data" / "fhir" / name).write_text(json.dumps(data), encoding="utf-8")
+    (root / "tasks" / "book.toml").write_text(textwrap.dedent(BOOKING_TASK), encoding="utf-8")
+    return root

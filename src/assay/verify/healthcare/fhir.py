@@ -1,0 +1,131 @@
+"""`fhir-resource-state` checks: a FHIR search on the final state returns a resource with the
+expected field values (SPEC §3.3); the best-matching resource is scored item by item."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from assay.errors import CheckError
+from assay.spec.checks import FhirResourceStateCheck
+from assay.verify.context import VerifyContext
+from assay.verify.healthcare.items import ItemResult, compare_item, item_details, item_score
+from assay.verify.model import CheckRun
+from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout
+from assay.world.services.healthcare.fhir.params import CONTROL, known
+from assay.world.services.healthcare.fhir.search import SearchError, matcher
+from assay.world.services.healthcare.fhir.validate import model_class
+
+ROWS = (
+    "SELECT id, resource, last_updated, created_turn, version_id FROM sandbox_fhir_resources "
+    "WHERE resource_type = :type AND deleted = 0"
+)
+DOTTED_INDEX = re.compile(r"\.(\d+)(?=\.|$)")
+
+
+def fhir_path(path: str) -> str:
+    """The vendor's dotted form (`participant.0.actor.display`) as FHIRPath; FHIRPath as is."""
+    return DOTTED_INDEX.sub(r"[\1]", path)
+
+
+def run_fhir_check(check: FhirResourceStateCheck, context: VerifyContext) -> CheckRun:
+    rows = _rows(context, check)
+    try:
+        test = matcher(check.resource_type, check.search)
+    except SearchError as error:
+        raise CheckError(f"check {check.name!r}: {error}") from None
+    matched = [row for row in rows if test(row["resource"])]
+    evidence: dict[str, Any] = {
+        "resource_type": check.resource_type,
+        "search": check.search,
+        "matched": len(matched),
+    }
+    if not matched:
+        details = f"no {check.resource_type} matched search {json.dumps(check.search)}"
+        evidence.update(resource=None, field_results=[])
+        return _run(check, False, 0.0, details, evidence)
+    scored = [(row, _items(check, row, len(matched))) for row in matched]
+    best, items = max(
+        scored,
+        key=lambda pair: (sum(i.passed for i in pair[1]), pair[0]["last_updated"], pair[0]["id"]),
+    )
+    score, passed = item_score(items)
+    reference = f"{check.resource_type}/{best['id']}"
+    evidence.update(resource=reference, field_results=[item.as_json() for item in items])
+    return _run(check, passed, score, item_details(reference, items), evidence)
+
+
+def compile_fhir_check(check: FhirResourceStateCheck) -> list[tuple[str, str]]:
+    """(field, problem) for a resource type R4 lacks, a search parameter the server does not know,
+    and a path that is not FHIRPath."""
+    from fhirpathpy import compile as compile_path
+
+    if model_class(check.resource_type) is None:
+        return [("resource_type", f"{check.resource_type!r} is not a FHIR R4 resource type")]
+    problems = []
+    names = {*known(check.resource_type), *CONTROL}
+    for name in check.search:
+        if name.partition(":")[0] not in names:
+            problems.append(
+                (f"search.{name}", f"unknown search parameter for {check.resource_type}")
+            )
+    for index, item in enumerate(check.fields):
+        try:
+            compile_path(fhir_path(item.path))
+        except Exception as error:  # the parser's own exceptions have no common base
+            problems.append((f"fields[{index}].path", f"not a FHIRPath: {error}"))
+    return problems
+
+
+def _rows(context: VerifyContext, check: FhirResourceStateCheck) -> list[dict[str, Any]]:
+    try:
+        names, rows = context.final.fetch(ROWS, {"type": check.resource_type})
+    except (QueryRefused, QueryFailed, QueryTimeout, QueryLimit) as error:
+        raise CheckError(
+            f"check {check.name!r}: the FHIR store could not be read: {error}"
+        ) from None
+    found = [dict(zip(names, row, strict=True)) for row in rows]
+    for row in found:
+        row["resource"] = json.loads(row["resource"])
+    return found
+
+
+def _items(check: FhirResourceStateCheck, row: dict[str, Any], matched: int) -> list[ItemResult]:
+    from fhirpathpy import evaluate
+
+    items = []
+    for item in check.fields:
+        values = evaluate(row["resource"], fhir_path(item.path))
+        actual = None if not values else values[0] if len(values) == 1 else values
+        items.append(
+            ItemResult(
+                item.path, item.expected, actual, compare_item(actual, item.op, item.expected)
+            )
+        )
+    if check.count is not None:
+        items.append(ItemResult("$count", check.count, matched, matched == check.count))
+    if check.changed:
+        changed = row["created_turn"] > 0 or row["version_id"] > 1
+        items.append(ItemResult("$changed", True, changed, changed))
+    return items
+
+
+def _run(
+    check: FhirResourceStateCheck,
+    passed: bool,
+    score: float,
+    details: str,
+    evidence: dict[str, Any],
+) -> CheckRun:
+    return CheckRun(
+        name=check.name,
+        type=check.type,
+        kind=check.kind,
+        weight=check.weight,
+        axis=check.axis,
+        passed=passed,
+        score=score,
+        details=details,
+        evidence=evidence,
+    )

@@ -1,0 +1,170 @@
+"""The FHIR server: seeds validated, read/vread/search/create/update/delete with R4 semantics and
+errors, on both backends; and the fhir-resource-state check."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+from healthkit import APPOINTMENT, write_ehr_world
+
+from assay.errors import SpecError
+from assay.runs.plan import new_id
+from assay.runs.taskrun import run_task
+from assay.taskrun.agents.scripted import ActionsAgent
+
+
+def call(tool, **args):
+    return {"call": {"tool": tool, "args": args}}
+
+
+def search(resource_type, **params):
+    return call("fhir_search", resource_type=resource_type, params=params)
+
+
+SLOT_BUSY = {
+    "resourceType": "Slot",
+    "id": "slot-thu",
+    "status": "busy",
+    "schedule": {"reference": "Schedule/rivera-schedule"},
+    "start": "2026-03-05T10:00:00Z",
+    "end": "2026-03-05T10:30:00Z",
+}
+BOOK = [call("fhir_create", resource=APPOINTMENT), call("fhir_update", resource=SLOT_BUSY)]
+
+
+@pytest.fixture
+def ehr(tmp_path, open_world):
+    return open_world(write_ehr_world(tmp_path / "ehr"))
+
+
+def run(ehr, actions):
+    return run_task(ehr, ehr.tasks["book"], ActionsAgent(actions), run_id=new_id("tr"))
+
+
+def results(result):
+    return [
+        event
+        for step in result.trajectory["steps"]
+        for event in step["events"]
+        if event.get("type") == "tool_result"
+    ]
+
+
+def test_search_by_token_string_reference_and_date(ehr):
+    actions = [
+        search("Patient", identifier="http://genhosp.example/mrn|MRN0002"),
+        search("Patient", name="muller"),  # case- and accent-insensitive starts-with
+        search("Patient", family=":exact"),
+        search("Slot", schedule="Schedule/rivera-schedule", status="free", start="ge2026-03-05"),
+        search("Patient", gender="female,male", _count="1"),
+        search("Patient", nickname="x"),
+    ]
+    by_mrn, by_name, nothing, thursday, capped, unknown = results(run(ehr, actions))
+    ids = lambda event: [e["resource"]["id"] for e in event["result"]["entry"]]  # noqa: E731
+    assert ids(by_mrn) == ids(by_name) == ["zoe-muller"]
+    assert nothing["result"]["total"] == 0
+    assert ids(thursday) == ["slot-thu"]
+    assert (capped["result"]["total"], len(capped["result"]["entry"])) == (2, 1)
+    assert (unknown["status"], unknown["code"]) == ("ERROR", "bad_request")
+    assert "unknown search parameter 'nickname' for Patient" in unknown["message"]
+
+
+def test_create_update_vread_and_delete_keep_versions_and_times(ehr):
+    changed = {**SLOT_BUSY}
+    actions = [
+        *BOOK,
+        call("fhir_update", resource=changed, if_match='W/"1"'),
+        call("fhir_vread", resource_type="Slot", id="slot-thu", version=1),
+        call("fhir_delete", resource_type="Appointment", id="appointment-0001"),
+        call("fhir_read", resource_type="Appointment", id="appointment-0001"),
+        call("fhir_read", resource_type="Appointment", id="nope"),
+    ]
+    created, updated, stale, first, deleted, gone, missing = results(run(ehr, actions))
+    assert created["result"]["id"] == "appointment-0001"
+    assert created["result"]["meta"] == {"versionId": "1", "lastUpdated": "2026-03-02T09:01:00Z"}
+    assert updated["result"]["meta"]["versionId"] == "2"
+    assert (stale["status"], stale["code"]) == ("ERROR", "precondition_failed")
+    assert first["result"]["status"] == "free"
+    assert deleted["result"] == {
+        "resourceType": "Appointment",
+        "id": "appointment-0001",
+        "deleted": True,
+    }
+    assert (gone["code"], missing["code"]) == ("gone", "not_found")
+
+
+def test_invalid_resources_are_refused_with_their_fhir_path(ehr):
+    bad_date = {"resourceType": "Patient", "birthDate": "1980-13-45"}
+    bad_code = {"resourceType": "Patient", "gender": "femal"}
+    invalid, code = results(
+        run(ehr, [call("fhir_create", resource=bad_date), call("fhir_create", resource=bad_code)])
+    )
+    assert (invalid["code"], code["code"]) == ("invalid", "code_invalid")
+    assert invalid["message"].startswith("Patient.birthDate: ")
+    assert code["message"].startswith("Patient.gender: 'femal' is not one of male")
+
+
+def test_if_none_exist_returns_the_match_instead_of_a_duplicate(ehr):
+    patient = {
+        "resourceType": "Patient",
+        "name": [{"family": "Smith"}],
+        "identifier": [{"system": "http://genhosp.example/mrn", "value": "MRN0001"}],
+    }
+    conditional = call(
+        "fhir_create",
+        resource=patient,
+        if_none_exist="identifier=http://genhosp.example/mrn|MRN0001",
+    )
+    (kept,) = results(run(ehr, [conditional]))
+    assert kept["result"]["id"] == "john-smith"
+
+
+def test_the_check_verifies_the_booking_and_scores_a_wrong_slot(ehr):
+    result = run(ehr, BOOK)
+    assert result.outcome == "verified"
+    evidence = result.checks[0].evidence
+    assert (evidence["resource"], evidence["matched"]) == ("Appointment/appointment-0001", 1)
+    assert evidence["field_results"][0] == {
+        "path": "participant.1.actor.display",
+        "expected": "Dr. Rivera",
+        "actual": "Dr. Rivera",
+        "passed": True,
+    }
+    wrong = copy.deepcopy(APPOINTMENT)
+    wrong["start"] = "2026-03-04T10:00:00Z"
+    missed = run(ehr, [call("fhir_create", resource=wrong)])
+    check = missed.checks[0]
+    assert (check.passed, check.score) == (False, 0.75)
+    assert "✗ start: wanted 2026-03-05T10:00:00Z, got 2026-03-04T10:00:00Z" in check.details
+    assert missed.outcome == "rule_violated"  # and the Thursday slot is still free
+
+
+def test_booking_twice_is_a_duplicate_and_fails_the_count(ehr):
+    result = run(ehr, [*BOOK, call("fhir_create", resource=APPOINTMENT)])
+    assert result.summary.duplicate_effects == 1
+    assert result.checks[0].passed is False
+
+
+def test_the_same_actions_leave_the_same_state(ehr):
+    assert run(ehr, BOOK).final_state_hash == run(ehr, BOOK).final_state_hash
+
+
+def test_a_bad_seed_names_its_file_and_fhir_path(tmp_path, open_world):
+    root = write_ehr_world(tmp_path / "ehr")
+    (root / "data" / "fhir" / "rivera.json").write_text(
+        json.dumps({"resourceType": "Practitioner", "id": "rivera", "birthDate": "1980-02-30"})
+    )
+    with pytest.raises(SpecError, match=r"rivera.json: Practitioner.birthDate: "):
+        open_world(root)
+
+
+def test_a_check_with_an_unknown_search_parameter_is_refused_at_load(tmp_path, open_world):
+    root = write_ehr_world(tmp_path / "ehr")
+    task = root / "tasks" / "book.toml"
+    task.write_text(task.read_text().replace('status = "booked"', 'colour = "blue"'))
+    with pytest.raises(
+        SpecError, match=r"book.toml: checks\[0\].search.colour: unknown search parameter"
+    ):
+        open_world(root)
