@@ -26,6 +26,7 @@ from assay.api.models import (
     RunCreated,
     TaskRunOut,
 )
+from assay.api.routes_fhir import router as fhir_routes
 from assay.api.routes_portal import router as portal_routes
 from assay.api.routes_voice import router as voice_routes
 from assay.taskrun.observation import Observation
@@ -144,6 +145,7 @@ def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -
         """One criterion run; with the operator key, always with its details and evidence."""
         return criterion_runs.get_criterion_run(context, who, check_run_id)
 
+    app.include_router(fhir_routes)
     app.include_router(voice_routes)
     app.include_router(portal_routes)
     return app

@@ -1,0 +1,71 @@
+"""The FHIR server over HTTP: R4's REST shape, acting on the run's started task run, graded as in
+process."""
+
+from __future__ import annotations
+
+import warnings
+
+from apikit import OPERATOR, OPERATOR_KEY, bearer
+from healthkit import APPOINTMENT, write_ehr_world
+
+from assay.api import open_api
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+
+def test_a_booking_made_over_http_is_graded_as_in_process(tmp_path):
+    world = write_ehr_world(tmp_path / "ehr")
+    app, _ = open_api([world], store=str(tmp_path / "api.db"), operator_key=OPERATOR_KEY)
+    with TestClient(app) as api:
+        run = api.post("/v1/benchmark-runs", json={"benchmark": "ehr"}, headers=OPERATOR).json()
+        headers = bearer(run["bearer_token"])
+        base = run["endpoints"]["fhir"]
+        (task_run,) = run["task_runs"]
+        api.post(task_run["start_url"], headers=headers)
+        assert api.get(f"{base}/metadata", headers=headers).json()["fhirVersion"] == "4.0.1"
+        unknown = api.get(f"{base}/Patient?nickname=x", headers=headers)
+        assert unknown.status_code == 400
+        assert unknown.json()["resourceType"] == "OperationOutcome"
+        slots = api.get(f"{base}/Slot?status=free&start=ge2026-03-05", headers=headers).json()
+        assert [e["resource"]["id"] for e in slots["entry"]] == ["slot-thu"]
+        made = api.post(f"{base}/Appointment", json=APPOINTMENT, headers=headers)
+        assert made.status_code == 201
+        assert made.headers["location"] == "Appointment/appointment-0001/_history/1"
+        assert made.headers["content-type"].startswith("application/fhir+json")
+        slot = api.get(f"{base}/Slot/slot-thu", headers=headers).json()
+        stale = api.put(
+            f"{base}/Slot/slot-thu",
+            json={**slot, "status": "busy"},
+            headers={**headers, "If-Match": 'W/"9"'},
+        )
+        assert stale.status_code == 412
+        busy = api.put(
+            f"{base}/Slot/slot-thu",
+            json={**slot, "status": "busy"},
+            headers={**headers, "If-Match": 'W/"1"'},
+        )
+        assert busy.json()["meta"]["versionId"] == "2"
+        bad = api.post(
+            f"{base}/Patient", json={"resourceType": "Patient", "gender": "femal"}, headers=headers
+        )
+        assert (bad.status_code, bad.json()["issue"][0]["code"]) == (422, "code_invalid")
+        assert api.delete(f"{base}/Appointment/nope", headers=headers).status_code == 404
+        done = api.post(task_run["complete_url"], json={"output": "booked"}, headers=headers).json()
+        assert (done["outcome"], done["reward"]) == ("verified", 1)
+
+
+def test_a_search_posted_as_a_form_matches_the_query_string(tmp_path):
+    world = write_ehr_world(tmp_path / "ehr")
+    app, _ = open_api([world], store=str(tmp_path / "api.db"), operator_key=OPERATOR_KEY)
+    with TestClient(app) as api:
+        run = api.post("/v1/benchmark-runs", json={"benchmark": "ehr"}, headers=OPERATOR).json()
+        headers = bearer(run["bearer_token"])
+        api.post(run["task_runs"][0]["start_url"], headers=headers)
+        found = api.post(
+            f"{run['endpoints']['fhir']}/Patient/_search",
+            data={"gender": "female"},
+            headers=headers,
+        )
+        assert [e["resource"]["id"] for e in found.json()["entry"]] == ["zoe-muller"]
