@@ -137,7 +137,7 @@ seed = ["data/fhir/*.json"]
 base_url = "http://ehr.local/fhir"
 
 [roles.scheduler]
-tools = ["fhir_read", "fhir_vread", "fhir_search", "fhir_create", "fhir_update", "fhir_delete", "retry_operation"]
+tools = ["fhir_read", "fhir_vread", "fhir_search", "fhir_create", "fhir_update", "fhir_delete", "fhir_transaction", "retry_operation"]
 """
 
 EHR_SEEDS = {

@@ -177,3 +177,10 @@ async def create(run_id: str, resource_type: str, request: Request, who: Anyone)
         return outcome(400, "bad_request", f"the body is not a {resource_type}")
     args = {"resource": resource, "if_none_exist": request.headers.get("if-none-exist")}
     return _call(request, who, run_id, "fhir_create", args, created=True)
+
+
+@router.post("/", responses=RESPONSES)
+async def transaction(run_id: str, request: Request, who: Anyone) -> JSONResponse:
+    """A transaction Bundle (all or nothing) or a batch Bundle; the response Bundle."""
+    bundle = await _resource(request)
+    return _call(request, who, run_id, "fhir_transaction", {"bundle": bundle})

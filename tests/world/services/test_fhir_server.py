@@ -168,3 +168,68 @@ def test_a_check_with_an_unknown_search_parameter_is_refused_at_load(tmp_path, o
         SpecError, match=r"book.toml: checks\[0\].search.colour: unknown search parameter"
     ):
         open_world(root)
+
+
+def entry(method, url, resource=None, full_url=None):
+    found = {"request": {"method": method, "url": url}}
+    if resource is not None:
+        found["resource"] = resource
+    if full_url is not None:
+        found["fullUrl"] = full_url
+    return found
+
+
+def test_a_transaction_links_new_entries_and_is_all_or_nothing(ehr):
+    patient = {"resourceType": "Patient", "name": [{"family": "Okafor"}], "gender": "male"}
+    encounter = {
+        "resourceType": "Encounter",
+        "status": "arrived",
+        "class": {"system": "http://terminology.hl7.org/CodeSystem/v3-ActCode", "code": "EMER"},
+        "subject": {"reference": "urn:uuid:walk-in"},
+    }
+    good = {
+        "resourceType": "Bundle",
+        "type": "transaction",
+        "entry": [
+            entry("POST", "Encounter", encounter),
+            entry("POST", "Patient", patient, "urn:uuid:walk-in"),
+        ],
+    }
+    failing = {
+        "resourceType": "Bundle",
+        "type": "transaction",
+        "entry": [
+            entry("POST", "Patient", {**patient, "name": [{"family": "Adeyemi"}]}),
+            entry("DELETE", "Slot/nope"),
+        ],
+    }
+    actions = [
+        call("fhir_transaction", bundle=good),
+        call("fhir_transaction", bundle=failing),
+        search("Patient", family="Adeyemi"),
+    ]
+    done, refused, after = results(run(ehr, actions))
+    made = done["result"]["entry"]
+    assert made[0]["resource"]["subject"] == {"reference": "Patient/patient-0001"}
+    assert made[1]["response"] == {
+        "status": "201 Created",
+        "location": "Patient/patient-0001/_history/1",
+    }
+    assert (refused["status"], refused["code"]) == ("ERROR", "not_found")
+    assert refused["message"].startswith("Bundle.entry[1]: ")
+    assert after["result"]["total"] == 0  # the transaction's first entry was undone too
+
+
+def test_a_batch_answers_each_entry_on_its_own(ehr):
+    batch = {
+        "resourceType": "Bundle",
+        "type": "batch",
+        "entry": [
+            entry("GET", "Patient/john-smith"),
+            entry("GET", "Patient/nope"),
+        ],
+    }
+    (done,) = results(run(ehr, [call("fhir_transaction", bundle=batch)]))
+    found, missing = done["result"]["entry"]
+    assert found["resource"]["id"] == "john-smith"
+    assert missing["response"]["status"] == "404"

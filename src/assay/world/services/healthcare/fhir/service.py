@@ -12,6 +12,7 @@ from urllib.parse import parse_qsl
 from assay.errors import ServiceError, SpecError
 from assay.spec.files import shown
 from assay.world.services.base import Service, canonical
+from assay.world.services.healthcare.fhir.bundles import run_bundle
 from assay.world.services.healthcare.fhir.search import SearchError, matcher
 from assay.world.services.healthcare.fhir.store import FhirStore
 from assay.world.services.healthcare.fhir.tables import INSERT_CURRENT, INSERT_HISTORY, TABLES
@@ -63,6 +64,8 @@ class FhirServer(Service):
     def duplicate_key(self, operation: str, payload: dict[str, Any]) -> str:
         if operation in READS:  # reading twice changes nothing: never a duplicate effect
             return canonical([operation, payload, self.world.turn])
+        if operation == "transaction":
+            return canonical([operation, payload])
         if operation == "create":  # the same content created twice is, whatever its id
             resource = {k: v for k, v in payload["resource"].items() if k not in ("id", "meta")}
             return canonical(["create", resource])
@@ -115,7 +118,15 @@ class FhirServer(Service):
             ],
         }
 
-    def _create(self, resource: dict[str, Any], if_none_exist: str | None = None) -> dict[str, Any]:
+    def _transaction(self, bundle: dict[str, Any]) -> dict[str, Any]:
+        return run_bundle(self, bundle)
+
+    def _create(
+        self,
+        resource: dict[str, Any],
+        if_none_exist: str | None = None,
+        given_id: str | None = None,
+    ) -> dict[str, Any]:
         plain = validated(resource, self.allowed)
         kind = plain["resourceType"]
         if if_none_exist:
@@ -124,7 +135,8 @@ class FhirServer(Service):
                 raise ServiceError("precondition_failed", f"If-None-Exist matched {len(existing)}")
             if existing:
                 return existing[0]["resource"]
-        plain["id"] = self.next_id(kind.lower()).replace("_", "-")
+        given = given_id.partition("/")[2] if given_id else None
+        plain["id"] = given or self.next_id(kind.lower()).replace("_", "-")
         return self._put(plain, version=1, method="POST", created_turn=None)
 
     def _update(self, resource: dict[str, Any], if_match: str | None = None) -> dict[str, Any]:

@@ -104,6 +104,19 @@ def fhir_delete(
     return _server(world, service).request("delete", {"resource_type": resource_type, "id": id})
 
 
+def fhir_transaction(
+    world: Any, bundle: dict[str, Any], service: str | None = None
+) -> dict[str, Any]:
+    """Send a transaction Bundle (all entries or none) or a batch Bundle (each on its own);
+    `urn:uuid:` references between new entries become the ids the server gives.
+
+    Args:
+        bundle: A Bundle with type transaction or batch; each entry has request.method and url.
+        service: The FHIR server to use, when the world has more than one.
+    """
+    return _server(world, service).request("transaction", {"bundle": bundle})
+
+
 FHIR_TOOLS = (
     Tool(fhir_read),
     Tool(fhir_vread),
@@ -111,4 +124,5 @@ FHIR_TOOLS = (
     Tool(fhir_create, writes=True),
     Tool(fhir_update, writes=True),
     Tool(fhir_delete, writes=True),
+    Tool(fhir_transaction, writes=True),
 )
