@@ -39,3 +39,4 @@ bench: $(BIN)/assay $(BWRAP)
 	$(BIN)/python bench/sandbox.py
 	$(BIN)/python bench/sandbox_tasks.py
 	$(BIN)/python bench/agents_concurrency.py
+	$(BIN)/python bench/healthcare.py

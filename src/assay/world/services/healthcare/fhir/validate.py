@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from assay.errors import UsageError
+
 # resource type → element → allowed codes (the R4 required bindings tasks grade on)
 BINDINGS: dict[str, dict[str, tuple[str, ...]]] = {
     "Patient": {"gender": ("male", "female", "other", "unknown")},
@@ -84,7 +86,12 @@ class InvalidResource(ValueError):
 
 
 def model_class(resource_type: str) -> Any:
-    from fhir.resources.R4B import get_fhir_model_class  # only worlds with a FHIR server load it
+    try:
+        from fhir.resources.R4B import get_fhir_model_class  # only worlds with a FHIR server
+    except ImportError:
+        raise UsageError(
+            "a fhir service needs the FHIR libraries: pip install 'assay[health]'"
+        ) from None
 
     try:
         return get_fhir_model_class(resource_type)
