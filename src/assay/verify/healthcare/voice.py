@@ -10,7 +10,7 @@ from assay.spec.checks import VoiceTranscriptCheck
 from assay.verify.context import VerifyContext
 from assay.verify.model import CheckRun
 from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout
-from assay.world.services.healthcare.phrases import says
+from assay.world.services.healthcare.phrases import normalise, says
 
 TURNS = "SELECT service, call_id, turn, speaker, text, id FROM sandbox_voice_turns ORDER BY id"
 
@@ -41,8 +41,23 @@ def run_voice_check(check: VoiceTranscriptCheck, context: VerifyContext) -> Chec
 
 
 def compile_voice_check(check: VoiceTranscriptCheck) -> list[tuple[str, str]]:
-    """Nothing to compile: the model refuses empty phrases and a fuzzy threshold outside 1..100."""
-    return []
+    """What the model cannot see: a phrase of punctuation only (never heard, so a forbidden one
+    always passes and a wanted one always fails) and an `any_of` group with no phrase."""
+    problems = [
+        (f"{field}[{index}]", f"{phrase!r} has no words to hear")
+        for field, phrases in (("contains", check.contains), ("not_contains", check.not_contains))
+        for index, phrase in enumerate(phrases)
+        if not normalise(phrase)
+    ]
+    for index, group in enumerate(check.any_of):
+        if not group:
+            problems.append((f"any_of[{index}]", "a group needs at least one phrase"))
+        problems.extend(
+            (f"any_of[{index}][{inner}]", f"{phrase!r} has no words to hear")
+            for inner, phrase in enumerate(group)
+            if not normalise(phrase)
+        )
+    return problems
 
 
 def _turns(context: VerifyContext, name: str) -> list[dict[str, Any]]:
