@@ -117,3 +117,30 @@ def test_a_seed_row_without_its_key_names_the_file_and_line(tmp_path, open_world
     (root / "data" / "portal" / "patients.jsonl").write_text('{"member_id": "W1"}\n{"name": "x"}\n')
     with pytest.raises(SpecError, match=r"patients.jsonl: line 2: a row needs its key 'member_id'"):
         open_world(root)
+
+
+def update(resource, key, data):
+    args = {"resource": resource, "key": key, "data": data}
+    return {"call": {"tool": "portal_update", "args": args}}
+
+
+def test_the_determination_and_the_key_are_not_the_agents_to_write(payer):
+    actions = [
+        submit("prior_auth", {**PA, "status": "approved", "auth_number": "AUTH-9999"}),
+        submit("prior_auth", {**PA, "procedure_code": "70553"}),
+        update("prior_auth", "PA-0001", {"status": "approved"}),
+        update("patients", "W123456789", {"member_id": "W9"}),
+        update("prior_auth", "PA-0001", {"attachments": ["note-1"]}),
+    ]
+    result = run(payer, actions)
+    planted, made, forced, rekeyed, attached = results(result)
+    assert (planted["code"], planted["message"]) == (
+        "validation_failed",
+        "status, auth_number: the payer's determination, set by the portal alone",
+    )
+    assert made["result"]["data"]["status"] == "need_more_info"
+    assert (forced["code"], rekeyed["code"]) == ("validation_failed", "validation_failed")
+    assert rekeyed["message"] == "member_id is the record's key: it stays W123456789"
+    assert attached["result"]["version"] == 2
+    assert attached["result"]["data"]["status"] == "need_more_info"
+    assert result.outcome == "not_achieved"  # PA-0001 stays need_more_info, not approved

@@ -17,6 +17,7 @@ from assay.world.services.healthcare.portal.tools import PORTAL_TOOLS
 PRIOR_AUTH = "prior_auth"
 RULE_FIELDS = {"status", "reason", "auth_number_prefix", "delay_seconds"}
 STATUSES = ("approved", "denied", "pending", "need_more_info")
+DECIDED = ("status", "reason", "auth_number")  # the payer's determination, never the submitter's
 
 
 class Portal(Service):
@@ -60,7 +61,8 @@ class Portal(Service):
         if missing:
             raise ServiceError("validation_failed", f"missing: {', '.join(missing)}")
         key_field = spec.get("key", "id")
-        if resource == PRIOR_AUTH and self.options.get("flavor") == "prior-auth":
+        if self._decided_here(resource):
+            self._refuse_determination(data)
             data[key_field] = self.next_id("PA").replace("_", "-")
             data.update(self._determination(spec, data))
         key = data.get(key_field)
@@ -74,8 +76,24 @@ class Portal(Service):
         found = self._stored(resource, key)
         if found is None:
             raise ServiceError("not_found", f"no {resource} {key}")
+        key_field = self.options["resources"][resource].get("key", "id")
+        if key_field in data and str(data[key_field]) != key:
+            raise ServiceError(
+                "validation_failed", f"{key_field} is the record's key: it stays {key}"
+            )
+        if self._decided_here(resource):
+            self._refuse_determination(data)
         merged = {**json.loads(found["data"]), **data}
         return self._write(resource, key, merged, version=found["version"] + 1)
+
+    def _decided_here(self, resource: str) -> bool:
+        return resource == PRIOR_AUTH and self.options.get("flavor") == "prior-auth"
+
+    def _refuse_determination(self, data: dict[str, Any]) -> None:
+        given = [field for field in DECIDED if field in data]
+        if given:
+            problem = f"{', '.join(given)}: the payer's determination, set by the portal alone"
+            raise ServiceError("validation_failed", problem)
 
     def _determination(self, spec: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
         rules = [*spec.get("determinations", []), spec.get("default_determination", {})]
