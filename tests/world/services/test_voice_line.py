@@ -89,3 +89,20 @@ def test_the_same_calls_leave_the_same_state(line):
     first, second = run(line, GOOD), run(line, GOOD)
     assert first.final_state_hash == second.final_state_hash
     assert first.final_state_hash != run(line, GOOD[:2]).final_state_hash
+
+
+def test_the_line_hangs_up_on_its_farewell_phrases(tmp_path, open_world):
+    root = write_line_world(tmp_path / "line")
+    toml = root / "world.toml"
+    farewell = 'hangup_on = [{ match = ["goodbye", "that is all"], say = "Thank you for calling." }]'
+    text = toml.read_text().replace("default_reply =", f"{farewell}\ndefault_reply =")
+    toml.write_text(text)
+    line = open_world(root)
+    result = run(line, [CALL, say("That is all, goodbye!"), say("wait, one more thing")])
+    farewell_event, after = results(result)[1:]
+    assert farewell_event["result"] == {
+        "call_id": "call-0001",
+        "say": "Thank you for calling.",
+        "ended": True,
+    }
+    assert (after["status"], after["code"]) == ("ERROR", "call_ended")

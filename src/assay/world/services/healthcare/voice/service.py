@@ -30,7 +30,9 @@ INSERT_TURN = (
 
 class VoiceLine(Service):
     kind = "voice"
-    options_known = frozenset({"number", "greeting", "menu", "replies", "default_reply", "persona"})
+    options_known = frozenset(
+        {"number", "greeting", "menu", "replies", "default_reply", "persona", "hangup_on"}
+    )
     tables: ClassVar[dict[str, str]] = {"sqlite": TABLE}
     tools = VOICE_TOOLS
 
@@ -55,6 +57,10 @@ class VoiceLine(Service):
             return self._answer(call_id, self._by_digits(digits))
         text = str(payload["text"])
         self._turn(call_id, "agent", text, None)
+        farewell = _matched(self.options.get("hangup_on", []), text)
+        if farewell is not None:  # the line hangs up after saying its last words
+            self.calls[call_id] = False
+            return {**self._answer(call_id, farewell), "ended": True}
         return self._answer(call_id, self._by_words(text))
 
     def duplicate_key(self, operation: str, payload: dict[str, Any]) -> str:
@@ -87,12 +93,19 @@ class VoiceLine(Service):
         return self._default()
 
     def _by_words(self, text: str) -> str:
-        for entry in [*self.options.get("menu", []), *self.options.get("replies", [])]:
-            match = entry.get("match", [])
-            keywords = [match] if isinstance(match, str) else match
-            if any(says(text, keyword) for keyword in keywords):
-                return str(entry["say"])
-        return self._default()
+        entries = [*self.options.get("menu", []), *self.options.get("replies", [])]
+        reply = _matched(entries, text)
+        return self._default() if reply is None else reply
 
     def _default(self) -> str:
         return str(self.options.get("default_reply", "Sorry, I didn't get that."))
+
+
+def _matched(entries: list[dict[str, Any]], text: str) -> str | None:
+    """The `say` of the first entry one of whose `match` phrases the text says, if any."""
+    for entry in entries:
+        match = entry.get("match", [])
+        keywords = [match] if isinstance(match, str) else match
+        if any(says(text, keyword) for keyword in keywords):
+            return str(entry.get("say", "Goodbye."))
+    return None
