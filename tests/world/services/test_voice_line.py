@@ -94,7 +94,9 @@ def test_the_same_calls_leave_the_same_state(line):
 def test_the_line_hangs_up_on_its_farewell_phrases(tmp_path, open_world):
     root = write_line_world(tmp_path / "line")
     toml = root / "world.toml"
-    farewell = 'hangup_on = [{ match = ["goodbye", "that is all"], say = "Thank you for calling." }]'
+    farewell = (
+        'hangup_on = [{ match = ["goodbye", "that is all"], say = "Thank you for calling." }]'
+    )
     text = toml.read_text().replace("default_reply =", f"{farewell}\ndefault_reply =")
     toml.write_text(text)
     line = open_world(root)
