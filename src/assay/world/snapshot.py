@@ -59,6 +59,9 @@ def snapshot_key(root: Path, spec: WorldSpec, backend: str = "sqlite") -> str:
         digest.update(f"\0{name}\0".encode())
         if path.is_file():
             digest.update(path.read_bytes())
+    for name, service in sorted(spec.services.items()):  # a kind's seed reads its options too
+        shape = {"name": name, "kind": service.kind, "options": service.options}
+        digest.update(json.dumps(shape, sort_keys=True, default=str).encode())
     return digest.hexdigest()
 
 
