@@ -3,6 +3,8 @@ portal-state-match check — on both backends."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from healthkit import write_portal_world
 
@@ -144,3 +146,42 @@ def test_the_determination_and_the_key_are_not_the_agents_to_write(payer):
     assert attached["result"]["version"] == 2
     assert attached["result"]["data"]["status"] == "need_more_info"
     assert result.outcome == "not_achieved"  # PA-0001 stays need_more_info, not approved
+
+
+@pytest.mark.parametrize(
+    ("rule", "where", "problem"),
+    [
+        (
+            '{ procedure_code = "72148", status = "maybe" }',
+            "determinations[0].status",
+            "must be one of approved, denied, pending, need_more_info",
+        ),
+        ('{ status = "approved" }', "determinations[0]", "names no field to match"),
+    ],
+)
+def test_a_bad_determination_rule_names_world_toml_and_the_rule(
+    tmp_path, open_world, rule, where, problem
+):
+    root = write_portal_world(tmp_path / "payer")
+    toml = root / "world.toml"
+    text = toml.read_text().replace(
+        'determinations = [\n  { procedure_code = "72148", status = "approved", '
+        'auth_number_prefix = "AUTH" },',
+        f"determinations = [\n  {rule},",
+    )
+    assert text != toml.read_text()
+    toml.write_text(text)
+    wanted = f"world.toml: services.payer_portal.resources.prior_auth.{where}: {problem}"
+    with pytest.raises(SpecError, match=re.escape(wanted)):
+        open_world(root)
+
+
+def test_changing_a_resource_key_in_world_toml_rebuilds_the_starting_state(tmp_path, open_world):
+    root = write_portal_world(tmp_path / "payer")
+    get = {"call": {"tool": "portal_get", "args": {"resource": "patients", "key": "Ana Reyes"}}}
+    (before,) = results(run(open_world(root), [get]))
+    toml = root / "world.toml"
+    toml.write_text(toml.read_text().replace('key = "member_id"\n', 'key = "name"\n', 1))
+    (after,) = results(run(open_world(root), [get]))
+    assert (before["status"], after["status"]) == ("ERROR", "OK")
+    assert after["result"]["data"]["member_id"] == "W555000111"

@@ -3,9 +3,12 @@ backends; and the voice-transcript check scoring what was said."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from healthkit import write_line_world
 
+from assay.errors import SpecError
 from assay.runs.plan import new_id
 from assay.runs.taskrun import run_task
 from assay.taskrun.agents.scripted import ActionsAgent
@@ -108,3 +111,20 @@ def test_the_line_hangs_up_on_its_farewell_phrases(tmp_path, open_world):
         "ended": True,
     }
     assert (after["status"], after["code"]) == ("ERROR", "call_ended")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "where"),
+    [
+        (', say = "Please say the member ID."', "", "menu[0]"),
+        ('match = ["W123456789"], ', 'match = [""], ', "replies[0]"),
+    ],
+)
+def test_a_bad_script_entry_names_world_toml_and_the_entry(tmp_path, open_world, old, new, where):
+    root = write_line_world(tmp_path / "line")
+    toml = root / "world.toml"
+    text = toml.read_text().replace(old, new)
+    assert text != toml.read_text()
+    toml.write_text(text)
+    with pytest.raises(SpecError, match=re.escape(f"world.toml: services.payer_line.{where}")):
+        open_world(root)

@@ -11,12 +11,11 @@ from typing import Any, ClassVar
 from assay.errors import ServiceError
 from assay.world.services.base import Service
 from assay.world.services.healthcare.paths import read_path
+from assay.world.services.healthcare.portal.options import RULE_FIELDS, check_resources
 from assay.world.services.healthcare.portal.tables import INSERT_ROW, TABLES, canonical, seed_rows
 from assay.world.services.healthcare.portal.tools import PORTAL_TOOLS
 
 PRIOR_AUTH = "prior_auth"
-RULE_FIELDS = {"status", "reason", "auth_number_prefix", "delay_seconds"}
-STATUSES = ("approved", "denied", "pending", "need_more_info")
 DECIDED = ("status", "reason", "auth_number")  # the payer's determination, never the submitter's
 
 
@@ -32,6 +31,7 @@ class Portal(Service):
 
     @classmethod
     def seed(cls, db: Any, root: Path, name: str, options: dict[str, Any], file: str) -> None:
+        check_resources(name, options, file)
         rows = seed_rows(root, name, options, file)
         if rows:
             db.execute_many(INSERT_ROW, rows)

@@ -3,11 +3,13 @@ the agent's and the line's, is a row of `sandbox_voice_turns`; nothing is random
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, ClassVar
 
 from assay.errors import ServiceError
 from assay.world.services.base import Service
 from assay.world.services.healthcare.phrases import says
+from assay.world.services.healthcare.voice.script import check_script
 from assay.world.services.healthcare.voice.tools import VOICE_TOOLS
 
 TABLE = """
@@ -35,6 +37,11 @@ class VoiceLine(Service):
     )
     tables: ClassVar[dict[str, str]] = {"sqlite": TABLE}
     tools = VOICE_TOOLS
+
+    @classmethod
+    def seed(cls, db: Any, root: Path, name: str, options: dict[str, Any], file: str) -> None:
+        """Nothing to fill: the script is proved when the world is built."""
+        check_script(name, options, file)
 
     def __init__(self, name: str, options: dict[str, Any], world: Any):
         super().__init__(name, options, world)
