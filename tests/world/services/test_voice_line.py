@@ -128,3 +128,9 @@ def test_a_bad_script_entry_names_world_toml_and_the_entry(tmp_path, open_world,
     toml.write_text(text)
     with pytest.raises(SpecError, match=re.escape(f"world.toml: services.payer_line.{where}")):
         open_world(root)
+
+
+def test_saying_the_same_thing_again_is_never_a_duplicate_effect(line):
+    repeat = [CALL, *[say("Sorry, can you repeat that?")] * 4, say("eligibility")]
+    result = run(line, [*repeat, CALL])
+    assert result.summary.duplicate_effects == 1  # only the second call to the line

@@ -46,6 +46,7 @@ class VoiceLine(Service):
     def __init__(self, name: str, options: dict[str, Any], world: Any):
         super().__init__(name, options, world)
         self.calls: dict[str, bool] = {}  # call id → still connected
+        self.spoken = 0  # the agent's turns so far: each its own request, never a duplicate
 
     def handle(self, operation: str, payload: dict[str, Any]) -> dict[str, Any]:
         if operation == "call":
@@ -72,9 +73,11 @@ class VoiceLine(Service):
 
     def duplicate_key(self, operation: str, payload: dict[str, Any]) -> str:
         # a conversation repeats itself on purpose: only a second call to the line is a duplicate
-        return (
-            super().duplicate_key(operation, payload) if operation == "call" else f"{id(payload)}"
-        )
+        # (a counter, never id(): an address is reused once its payload is freed)
+        if operation == "call":
+            return super().duplicate_key(operation, payload)
+        self.spoken += 1
+        return f"{operation}#{self.spoken}"
 
     def _call(self, number: str) -> dict[str, Any]:
         if number != str(self.options.get("number", number)):
