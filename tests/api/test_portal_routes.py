@@ -69,3 +69,24 @@ def test_portal_routes_refuse_before_the_start_and_map_each_error(tmp_path):
         run_id=new_id("tr"),
     )
     assert (done["outcome"], done["reward"]) == (expected.outcome, 1) == ("verified", 1)
+
+
+def test_a_fault_on_a_portal_call_is_503_with_the_operation_to_retry(tmp_path):
+    world = write_portal_world(tmp_path / "payer")
+    task = world / "tasks" / "prior-auth.toml"
+    faults = '\n[[faults]]\ntool = "portal_submit"\ncall = 1\neffect = "unknown"\n'
+    faults += '\n[[faults]]\ntool = "portal_submit"\ncall = 2\neffect = "fail"\n'
+    task.write_text(task.read_text() + faults)
+    app, _ = open_api([world], store=str(tmp_path / "api.db"), operator_key=OPERATOR_KEY)
+    with TestClient(app) as api:
+        run = api.post("/v1/benchmark-runs", json={"benchmark": "payer"}, headers=OPERATOR).json()
+        headers = bearer(run["bearer_token"])
+        base = run["endpoints"]["portal"]
+        (task_run,) = run["task_runs"]
+        api.post(task_run["start_url"], headers=headers)
+        unknown = api.post(f"{base}/prior-auths", json=PA, headers=headers)
+        failed = api.post(f"{base}/copay_note", json=NOTE, headers=headers)
+    for response, code in ((unknown, "unknown_outcome"), (failed, "failed")):
+        error = response.json()["error"]
+        assert (response.status_code, error["code"]) == (503, code)
+        assert error["operation_id"] and error["message"]
