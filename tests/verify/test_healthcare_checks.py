@@ -137,11 +137,14 @@ def test_compile_portal_check_refuses_an_empty_path_step():
         {
             "name": "c",
             "assert": "portal-state-match",
-            "correlate_by": {"resource": "prior_auth"},
+            "correlate_by": {"resource": "prior_auth", "patient.": "W1", "key": "PA-0001"},
             "fields": [{"path": "diagnosis_codes..0"}, {"path": "status"}],
         }
     )
-    assert compile_portal_check(check) == [("assertions[0].path", "a path has no empty step")]
+    assert compile_portal_check(check) == [
+        ("correlate_by.patient.", "a path has no empty step"),
+        ("assertions[0].path", "a path has no empty step"),
+    ]
 
 
 def test_correlate_by_without_a_resource_is_refused_by_the_model():

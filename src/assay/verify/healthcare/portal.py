@@ -38,11 +38,16 @@ def run_portal_check(check: PortalStateMatchCheck, context: VerifyContext) -> Ch
 
 
 def compile_portal_check(check: PortalStateMatchCheck) -> list[tuple[str, str]]:
-    """Paths are dotted JSON paths: every non-empty one reads; nothing to refuse beyond the model."""
-    return [
+    """Paths are dotted JSON paths, in the assertions and in correlate_by: no step may be empty."""
+    found = [
+        (f"correlate_by.{name}", "a path has no empty step")
+        for name in check.correlate_by
+        if name != "resource" and "" in name.split(".")
+    ]
+    return found + [
         (f"assertions[{index}].path", "a path has no empty step")
         for index, item in enumerate(check.assertions)
-        if any(step == "" for step in item.path.split("."))
+        if "" in item.path.split(".")
     ]
 
 
