@@ -233,3 +233,55 @@ def test_a_batch_answers_each_entry_on_its_own(ehr):
     found, missing = done["result"]["entry"]
     assert found["resource"]["id"] == "john-smith"
     assert missing["response"]["status"] == "404"
+
+
+def test_a_number_search_on_a_quantity_with_prefixes(ehr):
+    observation = {
+        "resourceType": "Observation",
+        "status": "final",
+        "code": {"coding": [{"system": "http://loinc.org", "code": "8867-4"}]},
+        "subject": {"reference": "Patient/john-smith"},
+        "valueQuantity": {"value": 72, "unit": "/min"},
+    }
+    actions = [
+        call("fhir_create", resource=observation),
+        search("Observation", **{"value-quantity": "gt70"}),
+        search("Observation", **{"value-quantity": "lt70"}),
+        search("Observation", **{"value-quantity": "ge72", "code": "http://loinc.org|8867-4"}),
+    ]
+    _, above, below, exact = results(run(ehr, actions))
+    assert (above["result"]["total"], below["result"]["total"], exact["result"]["total"]) == (
+        1,
+        0,
+        1,
+    )
+
+
+def test_a_conditional_update_finds_its_one_match_or_creates(ehr):
+    changed = {
+        "resourceType": "Patient",
+        "gender": "male",
+        "name": [{"family": "Smith", "given": ["Jon"]}],
+        "identifier": [{"system": "http://genhosp.example/mrn", "value": "MRN0001"}],
+    }
+    new = {
+        "resourceType": "Patient",
+        "gender": "female",
+        "name": [{"family": "Ng"}],
+        "identifier": [{"system": "http://genhosp.example/mrn", "value": "MRN0077"}],
+    }
+    actions = [
+        call(
+            "fhir_update",
+            resource=changed,
+            conditional="identifier=http://genhosp.example/mrn|MRN0001",
+        ),
+        call(
+            "fhir_update", resource=new, conditional="identifier=http://genhosp.example/mrn|MRN0077"
+        ),
+        call("fhir_update", resource=new, conditional="gender=male,female"),
+    ]
+    updated, created, ambiguous = results(run(ehr, actions))
+    assert (updated["result"]["id"], updated["result"]["meta"]["versionId"]) == ("john-smith", "2")
+    assert created["result"]["id"] == "patient-0001"
+    assert ambiguous["code"] == "precondition_failed"
