@@ -142,7 +142,9 @@ async def update(
 
 
 @router.put("/{resource_type}", responses=RESPONSES)
-async def conditional_update(run_id: str, resource_type: str, request: Request, who: Anyone) -> JSONResponse:
+async def conditional_update(
+    run_id: str, resource_type: str, request: Request, who: Anyone
+) -> JSONResponse:
     """Conditional update, `PUT /{type}?<search>`: the one match is updated, none creates the
     resource, several are 412."""
     resource = await _resource(request)
