@@ -117,3 +117,36 @@ def test_a_seed_row_without_its_key_names_the_file_and_line(tmp_path, open_world
     (root / "data" / "portal" / "patients.jsonl").write_text('{"member_id": "W1"}\n{"name": "x"}\n')
     with pytest.raises(SpecError, match=r"patients.jsonl: line 2: a row needs its key 'member_id'"):
         open_world(root)
+
+
+def test_an_agent_cannot_approve_its_own_prior_auth_or_rename_a_record(payer):
+    pending = {**PA, "procedure_code": "99999"}  # the default determination: pending
+    actions = [
+        submit("prior_auth", {**PA, "status": "approved"}),
+        submit("prior_auth", pending),
+        {
+            "call": {
+                "tool": "portal_update",
+                "args": {
+                    "resource": "prior_auth",
+                    "key": "PA-0001",
+                    "data": {"status": "approved", "auth_number": "AUTH-9"},
+                },
+            }
+        },
+        {
+            "call": {
+                "tool": "portal_update",
+                "args": {
+                    "resource": "patients",
+                    "key": "W123456789",
+                    "data": {"member_id": "W000"},
+                },
+            }
+        },
+    ]
+    forged, made, approved, renamed = results(run(payer, actions))
+    assert (forged["status"], forged["code"]) == ("ERROR", "read_only")
+    assert made["result"]["data"]["status"] == "pending"
+    assert (approved["code"], renamed["code"]) == ("read_only", "read_only")
+    assert approved["message"] == "prior_auth: auth_number, status set by the portal alone"

@@ -16,7 +16,7 @@ from assay.world.services.healthcare.portal.tools import PORTAL_TOOLS
 
 PRIOR_AUTH = "prior_auth"
 RULE_FIELDS = {"status", "reason", "auth_number_prefix", "delay_seconds"}
-STATUSES = ("approved", "denied", "pending", "need_more_info")
+DETERMINED = ("status", "reason", "auth_number")  # a prior auth's determination
 
 
 class Portal(Service):
@@ -46,9 +46,20 @@ class Portal(Service):
         if operation == "search":
             return {"resource": resource, "rows": self._search(resource, payload["filters"])}
         data = dict(payload["data"])
+        decided = self._decided_here(resource, spec)
+        if decided & data.keys():  # the payer decides a prior auth, never the one who asks for it
+            fields = ", ".join(sorted(decided & data.keys()))
+            raise ServiceError("read_only", f"{resource}: {fields} set by the portal alone")
         if operation == "update":
             return self._update(resource, str(payload["key"]), data)
         return self._submit(resource, spec, data)
+
+    def _decided_here(self, resource: str, spec: dict[str, Any]) -> set[str]:
+        """Fields an agent may not write: a prior auth's key and determination; any record's key
+        on update is its own path, so it is left alone too."""
+        if resource == PRIOR_AUTH and self.options.get("flavor") == "prior-auth":
+            return {spec.get("key", "id"), *DETERMINED}
+        return set()
 
     def duplicate_key(self, operation: str, payload: dict[str, Any]) -> str:
         if operation in ("get", "search"):  # reading twice changes nothing: never a duplicate
@@ -74,6 +85,9 @@ class Portal(Service):
         found = self._stored(resource, key)
         if found is None:
             raise ServiceError("not_found", f"no {resource} {key}")
+        key_field = self.options["resources"][resource].get("key", "id")
+        if key_field in data and str(data[key_field]) != key:
+            raise ServiceError("read_only", f"{resource}: {key_field} is the record's key")
         merged = {**json.loads(found["data"]), **data}
         return self._write(resource, key, merged, version=found["version"] + 1)
 
