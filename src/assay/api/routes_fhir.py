@@ -141,22 +141,6 @@ async def update(
     return _call(request, who, run_id, "fhir_update", args)
 
 
-@router.put("/{resource_type}", responses=RESPONSES)
-async def conditional_update(
-    run_id: str, resource_type: str, request: Request, who: Anyone
-) -> JSONResponse:
-    """Conditional update, `PUT /{type}?<search>`: the one match is updated, none creates the
-    resource, several are 412."""
-    resource = await _resource(request)
-    if resource.get("resourceType") != resource_type:
-        return outcome(400, "bad_request", f"the body is not a {resource_type}")
-    query = str(request.url.query)
-    if not query:
-        return outcome(400, "bad_request", "a conditional update needs a search: PUT /{type}?…")
-    args = {"resource": resource, "conditional": query}
-    return _call(request, who, run_id, "fhir_update", args)
-
-
 @router.delete("/{resource_type}/{ident}", responses=RESPONSES)
 async def delete(
     run_id: str, resource_type: str, ident: str, request: Request, who: Anyone

@@ -46,8 +46,7 @@ def _test(
     kind: str, path: Callable[[Any], list[Any]], modifier: str, value: str
 ) -> Callable[[dict[str, Any]], bool]:
     wanted = value.split(",")
-    checks = {"token": _token, "string": _string, "reference": _reference, "date": _date}
-    check = {**checks, "number": _number}[kind]
+    check = {"token": _token, "string": _string, "reference": _reference, "date": _date}[kind]
     negate = modifier == "not"
     if modifier not in ("", "not", "exact", "contains"):
         raise SearchError(f"unknown modifier :{modifier}")
@@ -123,27 +122,4 @@ def _date(item: Any, want: str, _modifier: str) -> bool:
         "lt": found < value,
         "eb": found < value,
         "le": found <= value,
-    }[prefix]
-
-
-def _number(item: Any, want: str, _modifier: str) -> bool:
-    """A number (or a Quantity's value) with a prefix: `gt100`, `le7.5`, `72`."""
-    value = item.get("value") if isinstance(item, dict) else item
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return False
-    prefix = want[:2] if want[:2] in DATE_PREFIXES else "eq"
-    text = want[2:] if want[:2] in DATE_PREFIXES else want
-    try:
-        wanted = float(text.partition("|")[0])
-    except ValueError:
-        raise SearchError(f"not a number: {want!r}") from None
-    return {
-        "eq": value == wanted,
-        "ne": value != wanted,
-        "gt": value > wanted,
-        "sa": value > wanted,
-        "ge": value >= wanted,
-        "lt": value < wanted,
-        "eb": value < wanted,
-        "le": value <= wanted,
     }[prefix]

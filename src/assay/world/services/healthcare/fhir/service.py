@@ -139,19 +139,8 @@ class FhirServer(Service):
         plain["id"] = given or self.next_id(kind.lower()).replace("_", "-")
         return self._put(plain, version=1, method="POST", created_turn=None)
 
-    def _update(
-        self, resource: dict[str, Any], if_match: str | None = None, conditional: str | None = None
-    ) -> dict[str, Any]:
+    def _update(self, resource: dict[str, Any], if_match: str | None = None) -> dict[str, Any]:
         plain = validated(resource, self.allowed)
-        if conditional:  # PUT /{type}?search: the one match is updated; none creates; more: 412
-            found = self._search(plain["resourceType"], dict(parse_qsl(conditional)))["entry"]
-            if len(found) > 1:
-                raise ServiceError(
-                    "precondition_failed", f"the update's search matched {len(found)}"
-                )
-            if not found:
-                return self._create({k: v for k, v in plain.items() if k != "id"})
-            plain["id"] = found[0]["resource"]["id"]
         if "id" not in plain:
             raise ServiceError(
                 "invalid", f"{plain['resourceType']}.id: an update names the resource's id"

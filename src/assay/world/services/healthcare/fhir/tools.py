@@ -78,22 +78,16 @@ def fhir_create(
 
 
 def fhir_update(
-    world: Any,
-    resource: dict[str, Any],
-    if_match: str | None = None,
-    conditional: str | None = None,
-    service: str | None = None,
+    world: Any, resource: dict[str, Any], if_match: str | None = None, service: str | None = None
 ) -> dict[str, Any]:
     """Replace a FHIR resource (it names its id); returns the new version.
 
     Args:
         resource: The whole resource as FHIR JSON, with resourceType and id.
         if_match: The version you read (e.g. W/"1"): refused if the resource changed since.
-        conditional: Instead of an id, a search (e.g. "identifier=http://x|42"): its one match is
-            updated, nothing matching creates the resource, several are refused.
         service: The FHIR server to use, when the world has more than one.
     """
-    payload = {"resource": resource, "if_match": if_match, "conditional": conditional}
+    payload = {"resource": resource, "if_match": if_match}
     return _server(world, service).request("update", payload)
 
 
