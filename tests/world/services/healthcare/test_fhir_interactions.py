@@ -115,3 +115,29 @@ def test_created_ids_skip_a_seeded_id_of_the_same_form(ehr):
     )
     assert made["result"]["id"] == "patient-0002"
     assert seeded["result"]["name"] == [{"family": "Seeded"}]
+
+
+def test_sort_count_and_the_searchset_shape(ehr):
+    def search(**params):
+        return call("fhir_search", resource_type="Patient", params=params)
+
+    actions = [
+        search(_sort="date", gender="male,female"),
+        search(_sort="-date", gender="male,female"),
+        search(_count="0"),
+        search(_sort="name"),
+        search(_count="lots"),
+    ]
+    oldest, youngest, counted, bad_sort, bad_count = results(ehr, actions)
+    ids = lambda event: [e["resource"]["id"] for e in event["result"]["entry"]]  # noqa: E731
+    assert ids(oldest) == ["john-smith", "zoe-muller"]
+    assert ids(youngest) == ["zoe-muller", "john-smith"]
+    assert oldest["result"]["link"] == [
+        {
+            "relation": "self",
+            "url": "http://ehr.local/fhir/Patient?_sort=date&gender=male,female",
+        }
+    ]
+    assert oldest["result"]["entry"][0]["fullUrl"] == "http://ehr.local/fhir/Patient/john-smith"
+    assert (counted["result"]["total"], counted["result"]["entry"]) == (3, [])
+    assert (bad_sort["code"], bad_count["code"]) == ("bad_request", "bad_request")
