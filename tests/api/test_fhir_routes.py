@@ -69,3 +69,33 @@ def test_a_search_posted_as_a_form_matches_the_query_string(tmp_path):
             headers=headers,
         )
         assert [e["resource"]["id"] for e in found.json()["entry"]] == ["zoe-muller"]
+
+
+def test_conditional_update_vread_and_a_deleted_resource_over_http(tmp_path):
+    world = write_ehr_world(tmp_path / "ehr")
+    app, _ = open_api([world], store=str(tmp_path / "api.db"), operator_key=OPERATOR_KEY)
+    with TestClient(app) as api:
+        run = api.post("/v1/benchmark-runs", json={"benchmark": "ehr"}, headers=OPERATOR).json()
+        headers = bearer(run["bearer_token"])
+        base = run["endpoints"]["fhir"]
+        api.post(run["task_runs"][0]["start_url"], headers=headers)
+        rest = api.get(f"{base}/metadata", headers=headers).json()["rest"][0]
+        observation = next(r for r in rest["resource"] if r["type"] == "Observation")
+        assert {"name": "value-quantity", "type": "quantity"} in observation["searchParam"]
+        assert observation["conditionalUpdate"] is True
+        smith = api.get(f"{base}/Patient/john-smith", headers=headers).json()
+        moved = api.put(
+            f"{base}/Patient?identifier=http://genhosp.example/mrn|MRN0001",
+            json={**{k: v for k, v in smith.items() if k != "id"}, "birthDate": "1970-01-16"},
+            headers=headers,
+        )
+        assert (moved.status_code, moved.json()["id"]) == (200, "john-smith")
+        several = api.put(f"{base}/Patient?_id=john-smith,zoe-muller", json=smith, headers=headers)
+        assert (several.status_code, several.json()["resourceType"]) == (412, "OperationOutcome")
+        no_search = api.put(f"{base}/Patient", json=smith, headers=headers)
+        assert no_search.status_code == 400
+        first = api.get(f"{base}/Patient/john-smith/_history/1", headers=headers).json()
+        assert first["birthDate"] == "1970-01-15"
+        assert api.delete(f"{base}/Patient/zoe-muller", headers=headers).status_code == 200
+        gone = api.get(f"{base}/Patient/zoe-muller", headers=headers)
+        assert (gone.status_code, gone.json()["issue"][0]["code"]) == (410, "gone")

@@ -57,7 +57,7 @@ def test_portal_routes_refuse_before_the_start_and_map_each_error(tmp_path):
         changed = api.put(f"{base}/copay_note/W123456789", json={"copay": 30}, headers=headers)
         assert (changed.json()["version"], changed.json()["data"]["copay"]) == (2, 30)
         forced = api.put(f"{base}/prior_auth/PA-0001", json={"status": "denied"}, headers=headers)
-        assert (forced.status_code, forced.json()["error"]["code"]) == (422, "validation_failed")
+        assert (forced.status_code, forced.json()["error"]["code"]) == (422, "read_only")
         providers = api.get(f"{base}/providers", headers=headers)
         assert (providers.status_code, providers.json()["error"]["code"]) == (404, "not_found")
         assert api.get(f"{base}/prior-auths/PA-0009", headers=headers).status_code == 404

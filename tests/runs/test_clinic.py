@@ -50,3 +50,22 @@ def test_the_seed_files_are_what_the_seed_script_writes(tmp_path, monkeypatch):
     for written in tmp_path.iterdir():
         committed = CLINIC / "data" / "fhir" / written.name
         assert json.loads(written.read_text()) == json.loads(committed.read_text())
+
+
+def test_a_typed_check_whose_service_the_world_lacks_is_refused_at_load(tmp_path, open_world):
+    import shutil
+
+    from assay.errors import SpecError
+
+    world = shutil.copytree(CLINIC, tmp_path / "clinic")
+    task = world / "tasks" / "order-cmp.toml"
+    task.write_text(
+        task.read_text().replace(
+            'assert = "fhir-resource-state"', 'assert = "fhir-resource-state"\nservice = "lab"'
+        )
+    )
+    with pytest.raises(
+        SpecError,
+        match=r"order-cmp.toml: checks\[0\].service: no fhir service named 'lab' \(this world has: ehr\)",
+    ):
+        open_world(world)

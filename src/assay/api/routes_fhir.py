@@ -14,6 +14,7 @@ from assay.api.dependencies import Anyone
 from assay.api.errors import ApiError, ErrorBody
 from assay.api.sandbox_calls import call_on_started
 from assay.taskrun.observation import Event
+from assay.world.services.healthcare.fhir.params import PARAMS, known
 
 router = APIRouter(prefix="/v1/benchmark-runs/{run_id}/fhir", tags=["services"])
 FHIR_JSON = "application/fhir+json"
@@ -92,10 +93,8 @@ async def metadata(run_id: str, request: Request, who: Anyone) -> JSONResponse:
     context.record(who, run_id)
     world = context.run_info(run_id).benchmark.world
     kinds = [options for kind, options in world.services.values() if kind.kind == "fhir"]
-    types = sorted({t for options in kinds for t in options.get("resource_types", [])})
-    interactions = [
-        {"code": code} for code in ("read", "vread", "search-type", "create", "update", "delete")
-    ]
+    served = [options.get("resource_types") or PARAMS for options in kinds]
+    types = sorted({t for listed in served for t in listed})
     statement = {
         "resourceType": "CapabilityStatement",
         "status": "active",
@@ -105,11 +104,27 @@ async def metadata(run_id: str, request: Request, who: Anyone) -> JSONResponse:
         "rest": [
             {
                 "mode": "server",
-                "resource": [{"type": t, "interaction": interactions} for t in types],
+                "resource": [_capability(t) for t in types],
+                "interaction": [{"code": "transaction"}, {"code": "batch"}],
             }
         ],
     }
     return JSONResponse(statement, media_type=FHIR_JSON)
+
+
+def _capability(resource_type: str) -> dict[str, Any]:
+    """What the server does with one type: its interactions and search parameters."""
+    codes = ("read", "vread", "search-type", "create", "update", "delete")
+    return {
+        "type": resource_type,
+        "interaction": [{"code": code} for code in codes],
+        "versioning": "versioned",
+        "conditionalCreate": True,
+        "conditionalUpdate": True,
+        "searchParam": [
+            {"name": name, "type": kind} for name, (kind, _) in sorted(known(resource_type).items())
+        ],
+    }
 
 
 @router.get("/{resource_type}/{ident}/_history/{version}", responses=RESPONSES)
@@ -138,6 +153,23 @@ async def update(
     if resource.get("resourceType") != resource_type or resource.get("id", ident) != ident:
         return outcome(400, "bad_request", f"the body is not {resource_type}/{ident}")
     args = {"resource": {**resource, "id": ident}, "if_match": request.headers.get("if-match")}
+    return _call(request, who, run_id, "fhir_update", args)
+
+
+@router.put("/{resource_type}", responses=RESPONSES)
+async def conditional_update(
+    run_id: str, resource_type: str, request: Request, who: Anyone
+) -> JSONResponse:
+    """Conditional update `PUT /{type}?<search>`: no match creates, one is replaced, several 412."""
+    resource = await _resource(request)
+    query = request.url.query
+    if resource.get("resourceType") != resource_type or not query:
+        return outcome(400, "bad_request", f"the body is not a {resource_type} or no search given")
+    args = {
+        "resource": resource,
+        "if_match": request.headers.get("if-match"),
+        "conditional": query,
+    }
     return _call(request, who, run_id, "fhir_update", args)
 
 

@@ -175,6 +175,8 @@ def run(
         os.environ["ASSAY_CUSTOMER_MODEL"] = customer
     uses_model = judge_model is not None or customer is not None
     if (agent is not None and agent.startswith("model:")) or uses_model:
+        from assay.cli.model_options import set_model_options
+
         set_model_options(
             base_url,
             temperature,
@@ -367,38 +369,3 @@ def save(task_runs: list, directory: Path) -> None:
         }
         path = directory / f"{result.task_id}-{result.repeat}-{result.id}.json"
         path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
-
-
-def set_model_options(
-    base_url: str | None,
-    temperature: float | None,
-    max_tokens: int | None,
-    seed: int | None,
-    model_args: list[str],
-    retries: int,
-    max_connections: int | None = None,
-    timeout_s: float = 60.0,
-) -> None:
-    """Model agents' options, in the environment so that worker processes read them too."""
-    from assay.taskrun.agents.model import OPTIONS_ENV
-
-    extra = {}
-    for item in model_args:
-        key, found, value = item.partition("=")
-        if not found or not key:
-            raise UsageError(f"--model-arg: {item!r} is not KEY=VALUE")
-        try:
-            extra[key] = json.loads(value)
-        except ValueError:
-            extra[key] = value
-    chosen = {
-        "base_url": base_url,
-        "temperature": temperature,
-        "max_tokens": max_tokens,
-        "seed": seed,
-        "retries": retries,
-        "max_connections": max_connections,
-        "timeout_s": timeout_s,
-        "extra": extra,
-    }
-    os.environ[OPTIONS_ENV] = json.dumps({k: v for k, v in chosen.items() if v is not None})

@@ -49,21 +49,24 @@ def open_benchmark(
     return Benchmark(world, verifiers)
 
 
-# (snapshot key, task file digest) of tasks already proved in this process: a reload is free.
-_proved: set[tuple[str, str]] = set()
+# (snapshot key, task file digest, the world's services) of tasks already proved in this process:
+# a reload is free.
+_proved: set[tuple[str, str, str]] = set()
 
 
 def prove_names(world: World) -> None:
     """The static proof of names `assay validate` runs, once per world load: a check naming a
     table or column the snapshot lacks would end every task run not scored, so it is bad input."""
     snapshot = world.snapshot
+    services = service_kinds(world)
+    kinds = ",".join(f"{name}={kind}" for name, kind in sorted(services.items()))
     for task_id, task in world.tasks.items():
         file = world.task_files[task_id]
-        key = (snapshot.key, hashlib.sha256(file.read_bytes()).hexdigest())
+        key = (snapshot.key, hashlib.sha256(file.read_bytes()).hexdigest(), kinds)
         if key in _proved:
             continue
         # checks are SQLite-dialect SQL on every backend
-        problems = unknown_check_names(task, snapshot.columns, services=service_kinds(world))
+        problems = unknown_check_names(task, snapshot.columns, services=services)
         if problems:
             field, problem = problems[0]
             raise SpecError(shown(file), field, problem)

@@ -121,31 +121,37 @@ def test_a_seed_row_without_its_key_names_the_file_and_line(tmp_path, open_world
         open_world(root)
 
 
-def update(resource, key, data):
-    args = {"resource": resource, "key": key, "data": data}
-    return {"call": {"tool": "portal_update", "args": args}}
-
-
-def test_the_determination_and_the_key_are_not_the_agents_to_write(payer):
+def test_an_agent_cannot_approve_its_own_prior_auth_or_rename_a_record(payer):
+    pending = {**PA, "procedure_code": "99999"}  # the default determination: pending
     actions = [
-        submit("prior_auth", {**PA, "status": "approved", "auth_number": "AUTH-9999"}),
-        submit("prior_auth", {**PA, "procedure_code": "70553"}),
-        update("prior_auth", "PA-0001", {"status": "approved"}),
-        update("patients", "W123456789", {"member_id": "W9"}),
-        update("prior_auth", "PA-0001", {"attachments": ["note-1"]}),
+        submit("prior_auth", {**PA, "status": "approved"}),
+        submit("prior_auth", pending),
+        {
+            "call": {
+                "tool": "portal_update",
+                "args": {
+                    "resource": "prior_auth",
+                    "key": "PA-0001",
+                    "data": {"status": "approved", "auth_number": "AUTH-9"},
+                },
+            }
+        },
+        {
+            "call": {
+                "tool": "portal_update",
+                "args": {
+                    "resource": "patients",
+                    "key": "W123456789",
+                    "data": {"member_id": "W000"},
+                },
+            }
+        },
     ]
-    result = run(payer, actions)
-    planted, made, forced, rekeyed, attached = results(result)
-    assert (planted["code"], planted["message"]) == (
-        "validation_failed",
-        "status, auth_number: the payer's determination, set by the portal alone",
-    )
-    assert made["result"]["data"]["status"] == "need_more_info"
-    assert (forced["code"], rekeyed["code"]) == ("validation_failed", "validation_failed")
-    assert rekeyed["message"] == "member_id is the record's key: it stays W123456789"
-    assert attached["result"]["version"] == 2
-    assert attached["result"]["data"]["status"] == "need_more_info"
-    assert result.outcome == "not_achieved"  # PA-0001 stays need_more_info, not approved
+    forged, made, approved, renamed = results(run(payer, actions))
+    assert (forged["status"], forged["code"]) == ("ERROR", "read_only")
+    assert made["result"]["data"]["status"] == "pending"
+    assert (approved["code"], renamed["code"]) == ("read_only", "read_only")
+    assert approved["message"] == "prior_auth: auth_number, status set by the portal alone"
 
 
 @pytest.mark.parametrize(

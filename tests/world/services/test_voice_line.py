@@ -134,3 +134,41 @@ def test_saying_the_same_thing_again_is_never_a_duplicate_effect(line):
     repeat = [CALL, *[say("Sorry, can you repeat that?")] * 4, say("eligibility")]
     result = run(line, [*repeat, CALL])
     assert result.summary.duplicate_effects == 1  # only the second call to the line
+
+
+def test_with_two_lines_a_call_goes_by_number_and_then_by_call_id(tmp_path, open_world):
+    from healthkit import write_line_world
+
+    root = write_line_world(tmp_path / "two")
+    world = (root / "world.toml").read_text()
+    second = (
+        '\n[services.patient_line]\nkind = "voice"\nnumber = "+1-212-555-0101"\n'
+        'greeting = "Hello, this is Chidi."\nreplies = [{ match = ["appointment"], say = "Yes, I will come." }]\n'
+    )
+    (root / "world.toml").write_text(world.replace("[roles.billing]", second + "\n[roles.billing]"))
+    task_file = root / "tasks" / "eligibility.toml"
+    text = task_file.read_text()
+    task_file.write_text(
+        text.replace('speaker = "agent"', 'speaker = "agent"\nservice = "payer_line"')
+    )
+    two = open_world(root)
+    actions = [
+        CALL,
+        {"call": {"tool": "voice_call", "args": {"number": "+1-212-555-0101"}}},
+        {
+            "call": {
+                "tool": "voice_say",
+                "args": {"call_id": "call-0002", "text": "About your appointment"},
+            }
+        },
+        {"call": {"tool": "voice_say", "args": {"call_id": "call-0001", "text": "W123456789"}}},
+    ]
+    task = two.tasks["eligibility"]
+    events = results(run_task(two, task, ActionsAgent(actions), run_id=new_id("tr")))
+    assert [event["result"]["say"] for event in events] == [
+        "Acme member services. For eligibility press 1 or say eligibility.",
+        "Hello, this is Chidi.",
+        "Yes, I will come.",
+        "Thank you. And the date of birth?",
+    ]
+    assert [event["result"]["call_id"] for event in events[:2]] == ["call-0001", "call-0002"]

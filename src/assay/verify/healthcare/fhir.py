@@ -13,6 +13,7 @@ from assay.verify.context import VerifyContext
 from assay.verify.healthcare.items import ItemResult, compare_item, item_details, item_score
 from assay.verify.model import CheckRun
 from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout
+from assay.world.services.healthcare.fhir.fhirpath import syntax_problem
 from assay.world.services.healthcare.fhir.params import CONTROL, known
 from assay.world.services.healthcare.fhir.search import SearchError, matcher
 from assay.world.services.healthcare.fhir.validate import model_class
@@ -59,8 +60,6 @@ def run_fhir_check(check: FhirResourceStateCheck, context: VerifyContext) -> Che
 def compile_fhir_check(check: FhirResourceStateCheck) -> list[tuple[str, str]]:
     """(field, problem) for a resource type R4 lacks, a search parameter the server does not know,
     and a path that is not FHIRPath."""
-    from fhirpathpy import compile as compile_path
-
     if model_class(check.resource_type) is None:
         return [("resource_type", f"{check.resource_type!r} is not a FHIR R4 resource type")]
     problems = []
@@ -70,11 +69,15 @@ def compile_fhir_check(check: FhirResourceStateCheck) -> list[tuple[str, str]]:
             problems.append(
                 (f"search.{name}", f"unknown search parameter for {check.resource_type}")
             )
-    for index, item in enumerate(check.fields):
+    if not problems:
         try:
-            compile_path(fhir_path(item.path))
-        except Exception as error:  # the parser's own exceptions have no common base
-            problems.append((f"fields[{index}].path", f"not a FHIRPath: {error}"))
+            matcher(check.resource_type, check.search)
+        except SearchError as error:  # a modifier the server does not know
+            problems.append(("search", str(error)))
+    for index, item in enumerate(check.fields):
+        problem = syntax_problem(fhir_path(item.path))
+        if problem:
+            problems.append((f"fields[{index}].path", f"not a FHIRPath: {problem}"))
     return problems
 
 

@@ -57,7 +57,7 @@ def _new_ids(server: Any, entries: list[tuple[int, dict[str, Any]]]) -> dict[str
         full = entry.get("fullUrl", "")
         if entry["request"]["method"] == "POST" and full.startswith("urn:uuid:"):
             kind = entry.get("resource", {}).get("resourceType", "Resource")
-            renamed[full] = f"{kind}/{server.next_id(kind.lower()).replace('_', '-')}"
+            renamed[full] = f"{kind}/{server._new_id(kind)}"
     return renamed
 
 
@@ -89,6 +89,8 @@ def _answer(server: Any, entry: dict[str, Any], given: str | None) -> dict[str, 
     resource = entry.get("resource", {})
     if method == "POST":
         made = server._create(resource, request.get("ifNoneExist"), given_id=given)
+    elif query and len(parts) == 1:  # conditional update: PUT Patient?identifier=…
+        made = server._update(resource, request.get("ifMatch"), conditional=query)
     else:
         made = server._update(
             {**resource, "id": parts[1] if len(parts) > 1 else resource.get("id")},

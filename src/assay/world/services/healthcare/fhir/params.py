@@ -3,7 +3,7 @@ the R4 SearchParameter expressions for the common parameters (SPEC §3.2)."""
 
 from __future__ import annotations
 
-Param = tuple[str, str]  # (token | string | reference | date, FHIRPath)
+Param = tuple[str, str]  # (token | string | reference | date | number | quantity, FHIRPath)
 
 COMMON: dict[str, Param] = {"_id": ("token", "id"), "_lastUpdated": ("date", "meta.lastUpdated")}
 SUBJECT: dict[str, Param] = {
@@ -58,7 +58,11 @@ PARAMS: dict[str, dict[str, Param]] = {
         "identifier": ("token", "identifier"),
         "practitioner": ("reference", "participant.individual"),
     },
-    "Observation": {**CLINICAL, "date": ("date", "effectiveDateTime")},
+    "Observation": {
+        **CLINICAL,
+        "date": ("date", "effectiveDateTime"),
+        "value-quantity": ("quantity", "valueQuantity"),
+    },
     "DiagnosticReport": {**CLINICAL, "date": ("date", "effectiveDateTime")},
     "ServiceRequest": {
         **CLINICAL,

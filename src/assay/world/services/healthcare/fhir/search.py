@@ -1,10 +1,11 @@
 """FHIR search over resources as plain JSON: each parameter's FHIRPath evaluated with fhirpathpy,
-matched by its type (token, string, reference, date) with the R4 modifiers and prefixes."""
+matched by its type (token, string, reference, date, number, quantity) with R4 modifiers and prefixes."""
 
 from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable, Mapping
+from decimal import Decimal, InvalidOperation
 from functools import cache
 from typing import Any
 
@@ -46,7 +47,14 @@ def _test(
     kind: str, path: Callable[[Any], list[Any]], modifier: str, value: str
 ) -> Callable[[dict[str, Any]], bool]:
     wanted = value.split(",")
-    check = {"token": _token, "string": _string, "reference": _reference, "date": _date}[kind]
+    check = {
+        "token": _token,
+        "string": _string,
+        "reference": _reference,
+        "date": _date,
+        "number": _number,
+        "quantity": _number,
+    }[kind]
     negate = modifier == "not"
     if modifier not in ("", "not", "exact", "contains"):
         raise SearchError(f"unknown modifier :{modifier}")
@@ -123,3 +131,42 @@ def _date(item: Any, want: str, _modifier: str) -> bool:
         "eb": found < value,
         "le": found <= value,
     }[prefix]
+
+
+def _number(item: Any, want: str, _modifier: str) -> bool:
+    """R4 number/quantity: `[prefix]value[|system|code]`; `eq` holds within the value's precision
+    (`100` matches 99.5 up to 100.5), the other prefixes compare the values."""
+    number, _, unit = want.partition("|")
+    prefix = number[:2] if number[:2] in DATE_PREFIXES else "eq"
+    text = number[2:] if number[:2] in DATE_PREFIXES else number
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        raise SearchError(f"not a number: {want!r}") from None
+    found = item.get("value") if isinstance(item, dict) else item
+    if isinstance(found, bool) or not isinstance(found, int | float | str | Decimal):
+        return False
+    if unit and not _same_unit(item, unit):
+        return False
+    found = Decimal(str(found))
+    half = Decimal(5).scaleb(value.as_tuple().exponent - 1)
+    return {
+        "eq": abs(found - value) < half or found == value,
+        "ne": not (abs(found - value) < half or found == value),
+        "gt": found > value,
+        "sa": found > value,
+        "ge": found >= value,
+        "lt": found < value,
+        "eb": found < value,
+        "le": found <= value,
+    }[prefix]
+
+
+def _same_unit(item: Any, unit: str) -> bool:
+    """`system|code` against a Quantity's system and code; `|code` or `code` also match its unit."""
+    if not isinstance(item, dict):
+        return False
+    system, _, code = unit.rpartition("|")
+    if system:
+        return item.get("system") == system and item.get("code") == code
+    return code in (item.get("code"), item.get("unit"))

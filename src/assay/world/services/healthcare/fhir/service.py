@@ -136,11 +136,18 @@ class FhirServer(Service):
             if existing:
                 return existing[0]["resource"]
         given = given_id.partition("/")[2] if given_id else None
-        plain["id"] = given or self.next_id(kind.lower()).replace("_", "-")
+        plain["id"] = given or self._new_id(kind)
         return self._put(plain, version=1, method="POST", created_turn=None)
 
-    def _update(self, resource: dict[str, Any], if_match: str | None = None) -> dict[str, Any]:
+    def _update(
+        self,
+        resource: dict[str, Any],
+        if_match: str | None = None,
+        conditional: str | None = None,
+    ) -> dict[str, Any]:
         plain = validated(resource, self.allowed)
+        if conditional:
+            plain = self._conditional_target(plain, conditional)
         if "id" not in plain:
             raise ServiceError(
                 "invalid", f"{plain['resourceType']}.id: an update names the resource's id"
@@ -153,6 +160,26 @@ class FhirServer(Service):
             )
         created = row["created_turn"] if row is not None and not row["deleted"] else None
         return self._put(plain, version=version + 1, method="PUT", created_turn=created)
+
+    def _conditional_target(self, plain: dict[str, Any], query: str) -> dict[str, Any]:
+        """Conditional update (R4): no match creates, one match is updated, several are 412."""
+        kind = plain["resourceType"]
+        found = self._search(kind, dict(parse_qsl(query)))["entry"]
+        if len(found) > 1:
+            raise ServiceError("precondition_failed", f"{kind}?{query} matched {len(found)}")
+        if not found:
+            return plain if "id" in plain else {**plain, "id": self._new_id(kind)}
+        match = found[0]["resource"]["id"]
+        if plain.get("id", match) != match:
+            raise ServiceError("bad_request", f"{kind}?{query} matched {match}, not {plain['id']}")
+        return {**plain, "id": match}
+
+    def _new_id(self, kind: str) -> str:
+        """The next `<type>-NNNN` no resource has yet (a seed may hold one of that form)."""
+        while True:
+            ident = self.next_id(kind.lower()).replace("_", "-")
+            if self.store.current(kind, ident) is None:
+                return ident
 
     def _delete(self, resource_type: str, id: str) -> dict[str, Any]:
         current = self._read(resource_type, id)

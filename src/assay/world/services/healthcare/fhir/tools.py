@@ -78,16 +78,24 @@ def fhir_create(
 
 
 def fhir_update(
-    world: Any, resource: dict[str, Any], if_match: str | None = None, service: str | None = None
+    world: Any,
+    resource: dict[str, Any],
+    if_match: str | None = None,
+    conditional: str | None = None,
+    service: str | None = None,
 ) -> dict[str, Any]:
     """Replace a FHIR resource (it names its id); returns the new version.
 
     Args:
         resource: The whole resource as FHIR JSON, with resourceType and id.
         if_match: The version you read (e.g. W/"1"): refused if the resource changed since.
+        conditional: A search (e.g. "identifier=http://x|42") choosing the resource instead of
+            its id: no match creates it, one match is replaced, several are refused.
         service: The FHIR server to use, when the world has more than one.
     """
-    payload = {"resource": resource, "if_match": if_match}
+    payload: dict[str, Any] = {"resource": resource, "if_match": if_match}
+    if conditional:
+        payload["conditional"] = conditional
     return _server(world, service).request("update", payload)
 
 

@@ -16,7 +16,7 @@ from assay.world.services.healthcare.portal.tables import INSERT_ROW, TABLES, ca
 from assay.world.services.healthcare.portal.tools import PORTAL_TOOLS
 
 PRIOR_AUTH = "prior_auth"
-DECIDED = ("status", "reason", "auth_number")  # the payer's determination, never the submitter's
+DETERMINED = ("status", "reason", "auth_number")  # a prior auth's determination
 
 
 class Portal(Service):
@@ -47,9 +47,20 @@ class Portal(Service):
         if operation == "search":
             return {"resource": resource, "rows": self._search(resource, payload["filters"])}
         data = dict(payload["data"])
+        decided = self._decided_here(resource, spec)
+        if decided & data.keys():  # the payer decides a prior auth, never the one who asks for it
+            fields = ", ".join(sorted(decided & data.keys()))
+            raise ServiceError("read_only", f"{resource}: {fields} set by the portal alone")
         if operation == "update":
             return self._update(resource, str(payload["key"]), data)
         return self._submit(resource, spec, data)
+
+    def _decided_here(self, resource: str, spec: dict[str, Any]) -> set[str]:
+        """Fields an agent may not write: a prior auth's key and determination; any record's key
+        on update is its own path, so it is left alone too."""
+        if resource == PRIOR_AUTH and self.options.get("flavor") == "prior-auth":
+            return {spec.get("key", "id"), *DETERMINED}
+        return set()
 
     def duplicate_key(self, operation: str, payload: dict[str, Any]) -> str:
         if operation in ("get", "search"):  # reading twice changes nothing: never a duplicate
@@ -61,8 +72,7 @@ class Portal(Service):
         if missing:
             raise ServiceError("validation_failed", f"missing: {', '.join(missing)}")
         key_field = spec.get("key", "id")
-        if self._decided_here(resource):
-            self._refuse_determination(data)
+        if resource == PRIOR_AUTH and self.options.get("flavor") == "prior-auth":
             data[key_field] = self.next_id("PA").replace("_", "-")
             data.update(self._determination(spec, data))
         key = data.get(key_field)
@@ -78,22 +88,9 @@ class Portal(Service):
             raise ServiceError("not_found", f"no {resource} {key}")
         key_field = self.options["resources"][resource].get("key", "id")
         if key_field in data and str(data[key_field]) != key:
-            raise ServiceError(
-                "validation_failed", f"{key_field} is the record's key: it stays {key}"
-            )
-        if self._decided_here(resource):
-            self._refuse_determination(data)
+            raise ServiceError("read_only", f"{resource}: {key_field} is the record's key")
         merged = {**json.loads(found["data"]), **data}
         return self._write(resource, key, merged, version=found["version"] + 1)
-
-    def _decided_here(self, resource: str) -> bool:
-        return resource == PRIOR_AUTH and self.options.get("flavor") == "prior-auth"
-
-    def _refuse_determination(self, data: dict[str, Any]) -> None:
-        given = [field for field in DECIDED if field in data]
-        if given:
-            problem = f"{', '.join(given)}: the payer's determination, set by the portal alone"
-            raise ServiceError("validation_failed", problem)
 
     def _determination(self, spec: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
         rules = [*spec.get("determinations", []), spec.get("default_determination", {})]

@@ -82,7 +82,8 @@ class VoiceLine(Service):
     def _call(self, number: str) -> dict[str, Any]:
         if number != str(self.options.get("number", number)):
             raise ServiceError("no_answer", f"nobody answers at {number}")
-        call_id = self.next_id("call").replace("_", "-")
+        lines = [line for line in self.world.services.values() if isinstance(line, VoiceLine)]
+        call_id = f"call-{1 + sum(len(line.calls) for line in lines):04d}"  # unique across lines
         self.calls[call_id] = True
         return self._answer(call_id, str(self.options.get("greeting", "Hello.")))
 

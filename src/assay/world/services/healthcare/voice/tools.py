@@ -4,8 +4,27 @@ from __future__ import annotations
 
 from typing import Any
 
+from assay.errors import ToolError
 from assay.world.services.lookup import service_for
 from assay.world.tools import Tool
+
+
+def _line(
+    world: Any, service: str | None, number: str | None = None, call_id: str | None = None
+) -> Any:
+    """The named line; else the only one; else, with several, the one the number dials or the
+    call is on."""
+    lines = [found for found in world.services.values() if found.kind == "voice"]
+    if service is not None or len(lines) <= 1:
+        return service_for(world, "voice", service)
+    if number is not None:
+        chosen = [line for line in lines if str(line.options.get("number")) == number]
+    else:
+        chosen = [line for line in lines if call_id in line.calls]
+    if len(chosen) == 1:
+        return chosen[0]
+    names = ", ".join(sorted(line.name for line in lines))
+    raise ToolError("no_service", f"name the voice line to use with `service` ({names})")
 
 
 def voice_call(world: Any, number: str, service: str | None = None) -> dict[str, Any]:
@@ -15,7 +34,7 @@ def voice_call(world: Any, number: str, service: str | None = None) -> dict[str,
         number: The number to dial, as written in the task (e.g. +1-800-555-0100).
         service: The voice line to use, when the world has more than one.
     """
-    return service_for(world, "voice", service).request("call", {"number": number})
+    return _line(world, service, number=number).request("call", {"number": number})
 
 
 def voice_say(world: Any, call_id: str, text: str, service: str | None = None) -> dict[str, Any]:
@@ -26,7 +45,7 @@ def voice_say(world: Any, call_id: str, text: str, service: str | None = None) -
         text: What you say.
         service: The voice line to use, when the world has more than one.
     """
-    return service_for(world, "voice", service).request("say", {"call_id": call_id, "text": text})
+    return _line(world, service, call_id=call_id).request("say", {"call_id": call_id, "text": text})
 
 
 def voice_press(
@@ -39,7 +58,7 @@ def voice_press(
         digits: The keys, e.g. "1" or "1234#".
         service: The voice line to use, when the world has more than one.
     """
-    line = service_for(world, "voice", service)
+    line = _line(world, service, call_id=call_id)
     return line.request("press", {"call_id": call_id, "digits": digits})
 
 
@@ -50,7 +69,7 @@ def voice_hangup(world: Any, call_id: str, service: str | None = None) -> dict[s
         call_id: The id voice_call returned.
         service: The voice line to use, when the world has more than one.
     """
-    return service_for(world, "voice", service).request("hangup", {"call_id": call_id})
+    return _line(world, service, call_id=call_id).request("hangup", {"call_id": call_id})
 
 
 VOICE_TOOLS = (
