@@ -103,7 +103,9 @@ def test_with_two_lines_a_call_goes_by_number_and_then_by_call_id(tmp_path, open
     (root / "world.toml").write_text(world.replace("[roles.billing]", second + "\n[roles.billing]"))
     task_file = root / "tasks" / "eligibility.toml"
     text = task_file.read_text()
-    task_file.write_text(text.replace('speaker = "agent"', 'speaker = "agent"\nservice = "payer_line"'))
+    task_file.write_text(
+        text.replace('speaker = "agent"', 'speaker = "agent"\nservice = "payer_line"')
+    )
     two = open_world(root)
     actions = [
         CALL,
