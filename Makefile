@@ -40,3 +40,4 @@ bench: $(BIN)/assay $(BWRAP)
 	$(BIN)/python bench/sandbox_tasks.py
 	$(BIN)/python bench/agents_concurrency.py
 	$(BIN)/python bench/healthcare.py
+	$(BIN)/python bench/fhir_server.py
