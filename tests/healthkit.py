@@ -262,3 +262,13 @@ def write_ehr_world(root: Path) -> Path:
         (root / "data" / "fhir" / name).write_text(json.dumps(data), encoding="utf-8")
     (root / "tasks" / "book.toml").write_text(textwrap.dedent(BOOKING_TASK), encoding="utf-8")
     return root
+
+
+def tool_results(result) -> list[dict]:
+    """Every tool result event of a task run's trajectory, in order."""
+    return [
+        event
+        for step in result.trajectory["steps"]
+        for event in step["events"]
+        if event.get("type") == "tool_result"
+    ]

@@ -34,12 +34,8 @@ def run_judge_check(check: JudgeCheck, context: VerifyContext) -> CheckRun:
     results = {name: _rows(context, sql, check.name) for name, sql in check.queries.items()}
     prompt = _prompt(check.rubric, context.agent_output, results)
     verdict = _ask(model, prompt, check.name)
-    return CheckRun(
-        name=check.name,
-        type=check.type,
-        kind="judge",
-        weight=check.weight,
-        axis=check.axis,
+    return CheckRun.of(
+        check,
         passed=verdict["passed"],
         score=verdict["score"],
         details=f"judged by {model}: {verdict['reasoning']}",

@@ -23,6 +23,31 @@ class CheckRun(BaseModel):
     evidence: dict[str, Any] | None
     judged: bool = Field(False, exclude_if=lambda judged: not judged)  # a model gave this verdict
 
+    @classmethod
+    def of(
+        cls,
+        check: Any,
+        *,
+        passed: bool,
+        score: float,
+        details: str | None,
+        evidence: dict[str, Any] | None,
+        judged: bool = False,
+    ) -> CheckRun:
+        """The run of `check` (any check model: its name, type, kind, weight and axis carry over)."""
+        return cls(
+            name=check.name,
+            type=check.type,
+            kind=check.kind,
+            weight=check.weight,
+            axis=check.axis,
+            passed=passed,
+            score=score,
+            details=details,
+            evidence=evidence,
+            judged=judged,
+        )
+
     def as_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)
 

@@ -17,7 +17,7 @@ def run_script_check(check: ScriptCheck, context: VerifyContext) -> CheckRun:
     """Run the verifier phases (once per task run) and read what the test script left."""
     trial = context.trial
     if trial is None:
-        return _check_run(check, passed=False, score=0.0, details=NOT_IN_SANDBOX, evidence=None)
+        return CheckRun.of(check, passed=False, score=0.0, details=NOT_IN_SANDBOX, evidence=None)
     run = trial.verify()
     if run.problem is not None or run.logs is None:
         reading = RewardReading(
@@ -43,7 +43,7 @@ def run_script_check(check: ScriptCheck, context: VerifyContext) -> CheckRun:
     }
     primary = reading.primary
     passed = reading.status == "SCORED" and primary is not None and primary >= check.pass_threshold
-    return _check_run(
+    return CheckRun.of(
         check,
         passed=passed,
         score=primary if primary is not None else 0.0,
@@ -60,19 +60,3 @@ def _details(reading: RewardReading, threshold: float) -> str:
         return f"SCORED with no primary reward (metrics: {names}); not scored as pass or fail"
     relation = "reaches" if reading.primary >= threshold else "is below"
     return f"primary reward {reading.primary:g} {relation} the pass threshold {threshold:g}"
-
-
-def _check_run(
-    check: ScriptCheck, *, passed: bool, score: float, details: str, evidence: dict[str, Any] | None
-) -> CheckRun:
-    return CheckRun(
-        name=check.name,
-        type=check.type,
-        kind=check.kind,
-        weight=check.weight,
-        axis=check.axis,
-        passed=passed,
-        score=score,
-        details=details,
-        evidence=evidence,
-    )

@@ -7,7 +7,7 @@ import copy
 import json
 
 import pytest
-from healthkit import APPOINTMENT, write_ehr_world
+from healthkit import APPOINTMENT, tool_results, write_ehr_world
 
 from assay.errors import SpecError
 from assay.runs.plan import new_id
@@ -43,13 +43,7 @@ def run(ehr, actions):
     return run_task(ehr, ehr.tasks["book"], ActionsAgent(actions), run_id=new_id("tr"))
 
 
-def results(result):
-    return [
-        event
-        for step in result.trajectory["steps"]
-        for event in step["events"]
-        if event.get("type") == "tool_result"
-    ]
+results = tool_results
 
 
 def test_search_by_token_string_reference_and_date(ehr):

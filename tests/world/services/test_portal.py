@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from healthkit import write_portal_world
+from healthkit import tool_results, write_portal_world
 
 from assay.errors import SpecError
 from assay.runs.plan import new_id
@@ -35,13 +35,7 @@ def run(payer, actions):
     return run_task(payer, task, ActionsAgent(actions), run_id=new_id("tr"))
 
 
-def results(result):
-    return [
-        event
-        for step in result.trajectory["steps"]
-        for event in step["events"]
-        if event.get("type") == "tool_result"
-    ]
+results = tool_results
 
 
 def test_a_prior_auth_gets_its_id_and_the_first_matching_determination(payer):

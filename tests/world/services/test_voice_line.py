@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from healthkit import write_line_world
+from healthkit import tool_results, write_line_world
 
 from assay.errors import SpecError
 from assay.runs.plan import new_id
@@ -30,13 +30,7 @@ def run(line, actions):
     return run_task(line, task, ActionsAgent(actions), run_id=new_id("tr"))
 
 
-def results(result):
-    return [
-        event
-        for step in result.trajectory["steps"]
-        for event in step["events"]
-        if event.get("type") == "tool_result"
-    ]
+results = tool_results
 
 
 GOOD = [

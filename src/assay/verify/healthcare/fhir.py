@@ -45,7 +45,7 @@ def run_fhir_check(check: FhirResourceStateCheck, context: VerifyContext) -> Che
     if not matched:
         details = f"no {check.resource_type} matched search {json.dumps(check.search)}"
         evidence.update(resource=None, field_results=[])
-        return _run(check, False, 0.0, details, evidence)
+        return CheckRun.of(check, passed=False, score=0.0, details=details, evidence=evidence)
     scored = [(row, _items(check, row, len(matched))) for row in matched]
     best, items = max(
         scored,
@@ -54,7 +54,8 @@ def run_fhir_check(check: FhirResourceStateCheck, context: VerifyContext) -> Che
     score, passed = item_score(items)
     reference = f"{check.resource_type}/{best['id']}"
     evidence.update(resource=reference, field_results=[item.as_json() for item in items])
-    return _run(check, passed, score, item_details(reference, items), evidence)
+    details = item_details(reference, items)
+    return CheckRun.of(check, passed=passed, score=score, details=details, evidence=evidence)
 
 
 def compile_fhir_check(check: FhirResourceStateCheck) -> list[tuple[str, str]]:
@@ -112,23 +113,3 @@ def _items(check: FhirResourceStateCheck, row: dict[str, Any], matched: int) -> 
         changed = row["created_turn"] > 0 or row["version_id"] > 1
         items.append(ItemResult("$changed", True, changed, changed))
     return items
-
-
-def _run(
-    check: FhirResourceStateCheck,
-    passed: bool,
-    score: float,
-    details: str,
-    evidence: dict[str, Any],
-) -> CheckRun:
-    return CheckRun(
-        name=check.name,
-        type=check.type,
-        kind=check.kind,
-        weight=check.weight,
-        axis=check.axis,
-        passed=passed,
-        score=score,
-        details=details,
-        evidence=evidence,
-    )

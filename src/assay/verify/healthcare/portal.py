@@ -28,13 +28,13 @@ def run_portal_check(check: PortalStateMatchCheck, context: VerifyContext) -> Ch
     if not rows:
         details = f"no {resource} row matched {json.dumps(wanted, default=str)}"
         evidence.update(key=None, assertion_results=[])
-        return _run(check, False, 0.0, details, evidence)
+        return CheckRun.of(check, passed=False, score=0.0, details=details, evidence=evidence)
     scored = [(row, _items(check, row, len(rows))) for row in rows]
     best, items = max(scored, key=lambda pair: (_passed(pair[1]), pair[0]["updated_turn"]))
     score, passed = item_score(items)
     evidence.update(key=best["key"], assertion_results=[item.as_json() for item in items])
     details = item_details(f"{resource} {best['key']}", items, "assertions")
-    return _run(check, passed, score, details, evidence)
+    return CheckRun.of(check, passed=passed, score=score, details=details, evidence=evidence)
 
 
 def compile_portal_check(check: PortalStateMatchCheck) -> list[tuple[str, str]]:
@@ -93,19 +93,3 @@ def _items(check: PortalStateMatchCheck, row: dict[str, Any], matched: int) -> l
 
 def _passed(items: list[ItemResult]) -> int:
     return sum(item.passed for item in items)
-
-
-def _run(
-    check: PortalStateMatchCheck, passed: bool, score: float, details: str, evidence: dict[str, Any]
-) -> CheckRun:
-    return CheckRun(
-        name=check.name,
-        type=check.type,
-        kind=check.kind,
-        weight=check.weight,
-        axis=check.axis,
-        passed=passed,
-        score=score,
-        details=details,
-        evidence=evidence,
-    )

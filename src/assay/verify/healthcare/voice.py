@@ -27,12 +27,8 @@ def run_voice_check(check: VoiceTranscriptCheck, context: VerifyContext) -> Chec
     passed_items = [item for item in items if item["found"] != item.get("forbidden", False)]
     score = len(passed_items) / len(items)
     calls = len({turn["call_id"] for turn in turns})
-    return CheckRun(
-        name=check.name,
-        type=check.type,
-        kind=check.kind,
-        weight=check.weight,
-        axis=check.axis,
+    return CheckRun.of(
+        check,
         passed=len(passed_items) == len(items),
         score=score,
         details=_details(check, items, passed_items, calls),
