@@ -9,7 +9,10 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 from worldkit import SHOP
@@ -91,3 +94,27 @@ class Server:
         if self.process and self.process.poll() is None:
             self.process.terminate()
             self.process.wait(10)
+
+
+@contextmanager
+def world_api(world: Path, store: Path) -> Iterator[Any]:
+    """The API over one world, its records in the SQLite file `store`, as a test client."""
+    import warnings
+
+    from assay.api import open_api
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # starlette's test client warns about its httpx transport
+        from fastapi.testclient import TestClient
+
+    app, _ = open_api([world], store=str(store), operator_key=OPERATOR_KEY)
+    with TestClient(app) as api:
+        yield api
+
+
+def new_run(api: Any, benchmark: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """A benchmark run created by the operator, and the headers that carry its token."""
+    response = api.post("/v1/benchmark-runs", json={"benchmark": benchmark}, headers=OPERATOR)
+    assert response.status_code == 201, response.text
+    run = response.json()
+    return run, bearer(run["bearer_token"])

@@ -3,24 +3,14 @@ process."""
 
 from __future__ import annotations
 
-import warnings
-
-from apikit import OPERATOR, OPERATOR_KEY, bearer
+from apikit import new_run, world_api
 from healthkit import APPOINTMENT, write_ehr_world
-
-from assay.api import open_api
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    from fastapi.testclient import TestClient
 
 
 def test_a_booking_made_over_http_is_graded_as_in_process(tmp_path):
     world = write_ehr_world(tmp_path / "ehr")
-    app, _ = open_api([world], store=str(tmp_path / "api.db"), operator_key=OPERATOR_KEY)
-    with TestClient(app) as api:
-        run = api.post("/v1/benchmark-runs", json={"benchmark": "ehr"}, headers=OPERATOR).json()
-        headers = bearer(run["bearer_token"])
+    with world_api(world, tmp_path / "api.db") as api:
+        run, headers = new_run(api, "ehr")
         base = run["endpoints"]["fhir"]
         (task_run,) = run["task_runs"]
         api.post(task_run["start_url"], headers=headers)
@@ -58,10 +48,8 @@ def test_a_booking_made_over_http_is_graded_as_in_process(tmp_path):
 
 def test_a_search_posted_as_a_form_matches_the_query_string(tmp_path):
     world = write_ehr_world(tmp_path / "ehr")
-    app, _ = open_api([world], store=str(tmp_path / "api.db"), operator_key=OPERATOR_KEY)
-    with TestClient(app) as api:
-        run = api.post("/v1/benchmark-runs", json={"benchmark": "ehr"}, headers=OPERATOR).json()
-        headers = bearer(run["bearer_token"])
+    with world_api(world, tmp_path / "api.db") as api:
+        run, headers = new_run(api, "ehr")
         api.post(run["task_runs"][0]["start_url"], headers=headers)
         found = api.post(
             f"{run['endpoints']['fhir']}/Patient/_search",
@@ -73,10 +61,8 @@ def test_a_search_posted_as_a_form_matches_the_query_string(tmp_path):
 
 def test_conditional_update_vread_and_a_deleted_resource_over_http(tmp_path):
     world = write_ehr_world(tmp_path / "ehr")
-    app, _ = open_api([world], store=str(tmp_path / "api.db"), operator_key=OPERATOR_KEY)
-    with TestClient(app) as api:
-        run = api.post("/v1/benchmark-runs", json={"benchmark": "ehr"}, headers=OPERATOR).json()
-        headers = bearer(run["bearer_token"])
+    with world_api(world, tmp_path / "api.db") as api:
+        run, headers = new_run(api, "ehr")
         base = run["endpoints"]["fhir"]
         api.post(run["task_runs"][0]["start_url"], headers=headers)
         rest = api.get(f"{base}/metadata", headers=headers).json()["rest"][0]

@@ -3,20 +3,13 @@ business error its status, and the same requests score as the same calls made in
 
 from __future__ import annotations
 
-import warnings
-
-from apikit import OPERATOR, OPERATOR_KEY, bearer
+from apikit import new_run, world_api
 from healthkit import write_portal_world
 
-from assay.api import open_api
 from assay.runs import open_benchmark
 from assay.runs.plan import new_id
 from assay.runs.taskrun import run_task
 from assay.taskrun.agents.scripted import ActionsAgent
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    from fastapi.testclient import TestClient
 
 PA = {
     "patient_member_id": "W123456789",
@@ -40,10 +33,8 @@ IN_PROCESS = [
 
 def test_portal_routes_refuse_before_the_start_and_map_each_error(tmp_path):
     world = write_portal_world(tmp_path / "payer")
-    app, _ = open_api([world], store=str(tmp_path / "api.db"), operator_key=OPERATOR_KEY)
-    with TestClient(app) as api:
-        run = api.post("/v1/benchmark-runs", json={"benchmark": "payer"}, headers=OPERATOR).json()
-        headers = bearer(run["bearer_token"])
+    with world_api(world, tmp_path / "api.db") as api:
+        run, headers = new_run(api, "payer")
         base = run["endpoints"]["portal"]
         early = api.get(f"{base}/patients", headers=headers)
         assert (early.status_code, early.json()["error"]["code"]) == (409, "no_started_task_run")
@@ -77,10 +68,8 @@ def test_a_fault_on_a_portal_call_is_503_with_the_operation_to_retry(tmp_path):
     faults = '\n[[faults]]\ntool = "portal_submit"\ncall = 1\neffect = "unknown"\n'
     faults += '\n[[faults]]\ntool = "portal_submit"\ncall = 2\neffect = "fail"\n'
     task.write_text(task.read_text() + faults)
-    app, _ = open_api([world], store=str(tmp_path / "api.db"), operator_key=OPERATOR_KEY)
-    with TestClient(app) as api:
-        run = api.post("/v1/benchmark-runs", json={"benchmark": "payer"}, headers=OPERATOR).json()
-        headers = bearer(run["bearer_token"])
+    with world_api(world, tmp_path / "api.db") as api:
+        run, headers = new_run(api, "payer")
         base = run["endpoints"]["portal"]
         (task_run,) = run["task_runs"]
         api.post(task_run["start_url"], headers=headers)

@@ -2,24 +2,14 @@
 
 from __future__ import annotations
 
-import warnings
-
-from apikit import OPERATOR, OPERATOR_KEY, bearer
+from apikit import new_run, world_api
 from healthkit import write_line_world
-
-from assay.api import open_api
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    from fastapi.testclient import TestClient
 
 
 def test_a_call_made_over_http_is_recorded_and_graded(tmp_path):
     world = write_line_world(tmp_path / "line")
-    app, _ = open_api([world], store=str(tmp_path / "api.db"), operator_key=OPERATOR_KEY)
-    with TestClient(app) as api:
-        run = api.post("/v1/benchmark-runs", json={"benchmark": "line"}, headers=OPERATOR).json()
-        headers = bearer(run["bearer_token"])
+    with world_api(world, tmp_path / "api.db") as api:
+        run, headers = new_run(api, "line")
         base = f"/v1/benchmark-runs/{run['benchmark_run_id']}/voice"
         assert run["endpoints"]["voice"] == base
         early = api.post(f"{base}/calls", json={"number": "+1-800-555-0100"}, headers=headers)
@@ -45,16 +35,14 @@ def test_a_prior_auth_submitted_over_http_is_graded_as_in_process(tmp_path):
     from healthkit import write_portal_world
 
     world = write_portal_world(tmp_path / "payer")
-    app, _ = open_api([world], store=str(tmp_path / "api.db"), operator_key=OPERATOR_KEY)
     pa = {
         "patient_member_id": "W123456789",
         "procedure_code": "72148",
         "provider_npi": "1234567890",
         "diagnosis_codes": ["M54.5"],
     }
-    with TestClient(app) as api:
-        run = api.post("/v1/benchmark-runs", json={"benchmark": "payer"}, headers=OPERATOR).json()
-        headers = bearer(run["bearer_token"])
+    with world_api(world, tmp_path / "api.db") as api:
+        run, headers = new_run(api, "payer")
         base = run["endpoints"]["portal"]
         (task_run,) = run["task_runs"]
         api.post(task_run["start_url"], headers=headers)

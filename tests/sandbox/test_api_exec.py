@@ -2,16 +2,8 @@
 
 from __future__ import annotations
 
-import warnings
-
-from apikit import OPERATOR, OPERATOR_KEY, bearer
+from apikit import new_run, world_api
 from sandboxkit import make_task
-
-from assay.api import open_api
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    from fastapi.testclient import TestClient
 
 TEST_SH = (
     "grep -qx hi /app/greeting && echo 1 > /logs/verifier/reward.txt "
@@ -21,13 +13,9 @@ TEST_SH = (
 
 def test_a_task_run_started_acted_and_completed_over_http(tmp_path):
     make_task(tmp_path / "set", "greet", test_sh=TEST_SH, instruction="Write hi to /app/greeting.")
-    app, _ = open_api([tmp_path / "set"], store=str(tmp_path / "api.db"), operator_key=OPERATOR_KEY)
-    with TestClient(app) as api:
-        created = api.post("/v1/benchmark-runs", json={"benchmark": "set"}, headers=OPERATOR)
-        assert created.status_code == 201, created.text
-        run = created.json()
+    with world_api(tmp_path / "set", tmp_path / "api.db") as api:
+        run, headers = new_run(api, "set")
         (task_run,) = run["task_runs"]
-        headers = bearer(run["bearer_token"])
         observation = api.post(task_run["start_url"], headers=headers).json()
         assert observation["request"] == "Write hi to /app/greeting."
         assert [tool["name"] for tool in observation["tools"]] == ["exec"]
