@@ -7,6 +7,7 @@ import sys
 import typer
 
 from assay.cli import baseline, scaffold
+from assay.cli import build as build_command
 from assay.cli import export as export_command
 from assay.cli import run as run_command
 from assay.cli import runs as runs_command
@@ -27,6 +28,7 @@ app.command("runs")(runs_command.runs)
 app.command("show")(show_command.show)
 app.command("export")(export_command.export)
 app.command("validate")(validate_command.validate)
+app.command("build")(build_command.build)
 app.add_typer(baseline.app, name="baseline")
 app.add_typer(scaffold.verifier_app, name="verifier")
 app.add_typer(scaffold.task_app, name="task")
