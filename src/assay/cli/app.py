@@ -14,6 +14,7 @@ from assay.cli import runs as runs_command
 from assay.cli import serve as serve_command
 from assay.cli import show as show_command
 from assay.cli import validate as validate_command
+from assay.cli import world as world_command
 
 app = typer.Typer(
     name="assay",
@@ -29,6 +30,7 @@ app.command("show")(show_command.show)
 app.command("export")(export_command.export)
 app.command("validate")(validate_command.validate)
 app.command("build")(build_command.build)
+app.command("world")(world_command.world)
 app.add_typer(baseline.app, name="baseline")
 app.add_typer(scaffold.verifier_app, name="verifier")
 app.add_typer(scaffold.task_app, name="task")

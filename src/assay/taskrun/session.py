@@ -36,6 +36,7 @@ from assay.taskrun.operations import Operation, OperationLog
 from assay.taskrun.rollout import Rollout, RunError, Step, Termination
 from assay.taskrun.timelimit import ToolOverrun, ToolTimeLimit
 from assay.world.live import LiveWorld, World
+from assay.world.offline import offline
 from assay.world.tools import InvalidArguments, Tool
 
 
@@ -223,7 +224,7 @@ class Session:
                     message=FAILED_MESSAGE,
                 )
             ]
-        status, payload = self._execute(tool, values)
+        status, payload = self.execute_tool(tool, values)
         if operation:
             operation.happened, operation.outcome = True, (status, payload)
         if effect == "unknown":
@@ -249,12 +250,12 @@ class Session:
             ]
         return events
 
-    def _execute(self, tool: Tool, values: dict[str, Any]) -> tuple[str, Any]:
+    def execute_tool(self, tool: Tool, values: dict[str, Any]) -> tuple[str, Any]:
         """Run the tool; a ToolError undoes its database writes, anything else is a world failure,
         and so is running past `tool_timeout_s`."""
         limit = ToolTimeLimit(self.world.spec.tool_timeout_s, _interrupter(self.live.db))
         try:
-            with self.live.db.savepoint(), limit:
+            with self.live.db.savepoint(), limit, offline():
                 result = tool.fn(self.live, **values)
             return "OK", _plain(result, tool.name)
         except ToolOverrun as overrun:
@@ -283,7 +284,7 @@ class Session:
             note = "already carried out; this is its original result, not repeated"
             later: list[str] = []
         else:
-            status, payload = self._execute(self.world.tools[operation.tool], operation.args)
+            status, payload = self.execute_tool(self.world.tools[operation.tool], operation.args)
             operation.happened, operation.outcome, operation.status = (
                 True,
                 (status, payload),
