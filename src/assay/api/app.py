@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from assay import __version__
 from assay.api import benchmark_runs, criterion_runs, task_runs
 from assay.api.context import Context
-from assay.api.dependencies import Anyone, Operator
+from assay.api.dependencies import AnyKey, Anyone
 from assay.api.errors import ErrorBody, install
 from assay.api.limits import DEFAULT_MAX_BODY_BYTES, BodyLimit
 from assay.api.models import (
@@ -27,8 +27,10 @@ from assay.api.models import (
     TaskRunOut,
 )
 from assay.api.routes_fhir import router as fhir_routes
+from assay.api.routes_keys import router as key_routes
 from assay.api.routes_portal import router as portal_routes
 from assay.api.routes_voice import router as voice_routes
+from assay.api.routes_worlds import router as world_routes
 from assay.taskrun.observation import Observation
 
 
@@ -70,9 +72,9 @@ def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -
         response_model=RunCreated,
         responses=errors(400, 403, 404, 422),
     )
-    async def create_benchmark_run(body: CreateRun, _: Operator) -> Response:
+    async def create_benchmark_run(body: CreateRun, who: AnyKey) -> Response:
         """Plan a benchmark run of a served world; returns its bearer token and task-run URLs."""
-        return _json(benchmark_runs.create_run(context, body), status=201)
+        return _json(benchmark_runs.create_run(context, who, body), status=201)
 
     @app.get("/v1/benchmark-runs/{run_id}", response_model=BenchmarkRunOut, responses=errors(404))
     async def get_benchmark_run(run_id: str, who: Anyone) -> BenchmarkRunOut:
@@ -145,6 +147,8 @@ def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -
         """One criterion run; with the operator key, always with its details and evidence."""
         return criterion_runs.get_criterion_run(context, who, check_run_id)
 
+    app.include_router(key_routes)
+    app.include_router(world_routes)
     app.include_router(fhir_routes)
     app.include_router(voice_routes)
     app.include_router(portal_routes)

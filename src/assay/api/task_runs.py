@@ -65,7 +65,9 @@ def complete(context: Context, caller: Caller, task_run_id: str, output: str) ->
     flying = context.in_flight(ref)
     if not flying.session.done:
         flying.session.act(Finish(finish=output))
-    return _close(context, ref, flying)
+    return _close(
+        context, ref, flying, hide=context.hides(caller, ref.benchmark_run_id, ref.task_id)
+    )
 
 
 def cancel_task_run(
@@ -96,7 +98,8 @@ def view_task_run(context: Context, caller: Caller, task_run_id: str) -> TaskRun
         found = context.store.results(ref.benchmark_run_id, task=ref.id)
         if found:
             ids = [check.id for check in context.progress.check_runs(ref.id, -1, 10_000)]
-            result = completion(found[0], ids, hide=info.scored and not caller.operator)
+            hide = context.hides(caller, ref.benchmark_run_id, ref.task_id)
+            result = completion(found[0], ids, hide=hide)
     task = info.benchmark.tasks.get(ref.task_id)
     return TaskRunOut(
         id=ref.id,
@@ -111,8 +114,15 @@ def view_task_run(context: Context, caller: Caller, task_run_id: str) -> TaskRun
 
 
 def _close(
-    context: Context, ref: TaskRunRef, flying: Flying, *, finish_run: bool = True
+    context: Context,
+    ref: TaskRunRef,
+    flying: Flying,
+    *,
+    finish_run: bool = True,
+    hide: bool | None = None,
 ) -> Completion:
+    """Grade and store; the completion hides details for a scored run (always, the admin too:
+    the rubric must not reach the agent) and where `hide` says so."""
     info = context.run_info(ref.benchmark_run_id)
     try:
         result = grade(
@@ -134,4 +144,4 @@ def _close(
     context.moved(replace(ref, phase="completed", status=result.status))
     if finish_run:
         finish_if_done(context, ref.benchmark_run_id)
-    return completion(result, check_ids, hide=info.scored)
+    return completion(result, check_ids, hide=info.scored or bool(hide))

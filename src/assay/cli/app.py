@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from assay.cli import baseline, scaffold
+from assay.cli import baseline, keys, scaffold
 from assay.cli import build as build_command
 from assay.cli import export as export_command
 from assay.cli import run as run_command
@@ -32,6 +32,7 @@ app.command("validate")(validate_command.validate)
 app.command("build")(build_command.build)
 app.command("world")(world_command.world)
 app.add_typer(baseline.app, name="baseline")
+app.add_typer(keys.app, name="keys")
 app.add_typer(scaffold.verifier_app, name="verifier")
 app.add_typer(scaffold.task_app, name="task")
 

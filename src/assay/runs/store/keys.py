@@ -59,23 +59,22 @@ class KeyRecords:
             ).first()
         return None if row is None else _record(row)
 
-    def keys(self) -> list[KeyRecord]:
+    def api_keys(self) -> list[KeyRecord]:
         with self.engine.connect() as connection:
             rows = connection.execute(select(api_keys).order_by(api_keys.c.created_at)).all()
         return [_record(row) for row in rows]
 
     def revoke_key(self, key_id: str) -> KeyRecord | None:
-        """Revoke the key with that id (or unique prefix); None when there is no such key."""
-        found = [key for key in self.keys() if key.id == key_id or key.id.startswith(key_id)]
-        if len(found) != 1:
+        """Revoke the key with that id; None when there is no such key."""
+        key = next((key for key in self.api_keys() if key.id == key_id), None)
+        if key is None:
             return None
-        key = found[0]
         if key.revoked_at is None:
             with self.engine.begin() as connection:
                 connection.execute(
                     update(api_keys).where(api_keys.c.id == key.id).values(revoked_at=now())
                 )
-        return next(k for k in self.keys() if k.id == key.id)
+        return next(k for k in self.api_keys() if k.id == key.id)
 
 
 def _record(row: Any) -> KeyRecord:
