@@ -3,6 +3,7 @@ even learn exists (404); holdout details reach nobody but the admin, holdout epi
 
 from __future__ import annotations
 
+import time
 import warnings
 
 import pytest
@@ -149,12 +150,9 @@ def test_keys_are_managed_by_the_admin_alone(world):
     assert past.status_code == 422 and "expires: '2001-01-01' is in the past" in past.text
 
 
-def test_an_expired_key_is_401(world, tmp_path):
+def test_an_expired_key_is_401(world):
     client, _, _ = world
-    store = client.app.state.context.store
-    secret, record = create_key(store, "build", "short", "1s")
-    import time
-
+    secret, _ = create_key(client.app.state.context.store, "build", "short", "1s")
     time.sleep(1.1)
     refused = client.get("/v1/worlds", headers=bearer(secret))
     assert refused.status_code == 401 and refused.json()["error"]["code"] == "token_expired"
