@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 
 import anyio
@@ -198,3 +199,40 @@ def test_bad_input_is_one_line_and_exit_2(args, said, tmp_path):
     assert done.stdout == ""
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and said in lines[0], done.stderr
+
+
+def test_sigterm_with_stdin_still_open_cancels_stores_and_exits(tmp_path):
+    import signal
+
+    store = tmp_path / "records.db"
+    params = stdio(str(SHOP), "--task", "update-address", "--store", str(store))
+    server = subprocess.Popen(
+        [params.command, *params.args],
+        cwd=params.cwd,
+        env={**os.environ, **params.env},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    hello = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"},
+    }
+    call = {"name": "find_order", "arguments": {"order_id": "B-2003"}}
+    for message in (
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call},
+    ):
+        server.stdin.write(json.dumps(message) + "\n")
+        server.stdin.flush()
+    answers = [json.loads(server.stdout.readline()) for _ in range(2)]
+    assert [answer["id"] for answer in answers] == [1, 2]
+    server.send_signal(signal.SIGTERM)
+    assert server.wait(10) == 0
+    assert "recorded as run" in server.stderr.read()
+    server.stdin.close()
+    record, (result,) = stored(store)
+    assert (record.agent, record.phase, result.status) == ("mcp:raw", "cancelled", "cancelled")

@@ -40,7 +40,8 @@ class LocalRun:
         ]
 
     def close(self) -> str | None:
-        """Cancel what is unfinished (graded and stored); the run's id, if it was ever created."""
+        """Cancel what is unfinished (graded and stored); the run's id, if it was ever created.
+        Closing again does nothing more."""
         if self.created is None:
             return None
         run_id = self.created.benchmark_run_id

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -92,27 +93,31 @@ def _slug(benchmark: Benchmark) -> str:
 def _serve(run: LocalRun, desk: Desk, instructions: str | None) -> None:
     server = build_server(desk, instructions=instructions)
     try:
-        anyio.run(_until_disconnected, server)
-    except KeyboardInterrupt:
-        pass
+        anyio.run(_until_disconnected, server, run)
     finally:
-        run_id = run.close()
-        if run_id is not None:
-            print(f"recorded as run {run_id}", file=sys.stderr)
+        _close(run)
 
 
-async def _until_disconnected(server: Server[Any]) -> None:
-    """Serve until stdin closes, or SIGTERM/SIGHUP asks the server to stop."""
+async def _until_disconnected(server: Server[Any], run: LocalRun) -> None:
+    """Serve until stdin closes, or a signal (SIGTERM, SIGHUP, SIGINT) asks the server to stop."""
     options = server.create_initialization_options(NotificationOptions(tools_changed=True))
     async with anyio.create_task_group() as group:
-        group.start_soon(_stop_on_signal, group.cancel_scope)
+        group.start_soon(_stop_on_signal, run)
         async with stdio_server() as (read, write):
             await server.run(read, write, options)
         group.cancel_scope.cancel()
 
 
-async def _stop_on_signal(scope: anyio.CancelScope) -> None:
-    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
+async def _stop_on_signal(run: LocalRun) -> None:
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP, signal.SIGINT) as signals:
         async for _ in signals:
-            scope.cancel()
-            return
+            _close(run)
+            # stdin's reader is a thread blocked in read(), which nothing interrupts: leave now
+            os._exit(0)
+
+
+def _close(run: LocalRun) -> None:
+    """Grade and store what the client left unfinished, and say which run holds it."""
+    run_id = run.close()
+    if run_id is not None:
+        print(f"recorded as run {run_id}", file=sys.stderr, flush=True)
