@@ -37,10 +37,9 @@ def mcp(
     ] = False,
     store: StoreOption = None,
 ) -> None:
-    """Serve a task run over MCP on stdio: its tools, reply_to_customer and finish.
+    """Serve a task run over MCP on stdio: any MCP client is the agent.
 
-    The run is recorded like any other, with the agent named mcp:<client name>; a client that
-    disconnects before finish leaves its task run cancelled, graded and stored.
+    Its tools are the role's, reply_to_customer and finish. The run is recorded with the agent mcp:<client name>; a client that disconnects before finish leaves its task run cancelled, graded and stored.
     """
     if (world is None) == (benchmark is None):
         raise UsageError("WORLD: give a world with --task ID, or --benchmark WORLD")
