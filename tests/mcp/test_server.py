@@ -21,11 +21,12 @@ def context(tmp_path):
     store.close()
 
 
-def served(desk, work):
+def served(desk, work, **options):
     from mcp import Client
 
     async def main():
-        async with Client(build_server(desk), client_info=client_info()) as client:
+        server = build_server(desk)
+        async with Client(server, client_info=client_info(), **options) as client:
             return await work(client)
 
     return anyio.run(main)
@@ -121,3 +122,24 @@ def test_the_prompt_and_resource_are_the_brief_and_nothing_else_is_served(contex
     text = served(TaskDesk(run), work).messages[0].content.text
     task = context.catalog.find("shop").tasks["update-address"]
     assert task.customer.request in text and "finish(output)" in text
+
+
+def test_starting_and_finishing_a_task_run_says_the_tool_list_changed(context):
+    from mcp import types
+
+    run = LocalRun(context, task_plan("shop@1", ["update-address"], [], 1, False))
+    heard = []
+
+    async def hear(message):
+        if isinstance(message, types.ToolListChangedNotification):
+            heard.append(message.method)
+
+    async def work(client):
+        await client.call_tool("find_order", {"order_id": "B-2003"})  # refused: nothing started
+        await client.call_tool("start_task", {"task_id": "update-address"})
+        await client.call_tool("find_order", {"order_id": "B-2003"})
+        await client.call_tool("finish", {"output": ""})
+        await client.list_tools()  # the notifications have arrived by the next answer
+
+    served(BenchmarkDesk(run), work, mode="legacy", message_handler=hear)
+    assert heard == ["notifications/tools/list_changed"] * 2
