@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from importlib.util import find_spec
 from typing import Annotated, Any
 
-from fastapi import FastAPI, Query
+from fastapi import FastAPI, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
+from starlette.routing import Route
 
 from assay import __version__
 from assay.api import benchmark_runs, criterion_runs, task_runs
 from assay.api.context import Context
 from assay.api.dependencies import AnyKey, Anyone
-from assay.api.errors import ErrorBody, install
+from assay.api.errors import ErrorBody, error_response, install
 from assay.api.limits import DEFAULT_MAX_BODY_BYTES, BodyLimit
 from assay.api.models import (
     Act,
@@ -46,7 +48,9 @@ def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
 
 def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> FastAPI:
     """The API over a context; a request body over `max_body_bytes` is 413 `payload_too_large`."""
+    mcp = _mcp_mount(context)
     app = FastAPI(
+        lifespan=mcp.lifespan if mcp is not None else None,
         title="assay",
         version=__version__,
         description="Drive task runs over HTTP and get graded by the state the agent leaves behind. "
@@ -152,4 +156,25 @@ def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -
     app.include_router(fhir_routes)
     app.include_router(voice_routes)
     app.include_router(portal_routes)
+    # each task run an MCP server over Streamable HTTP (`assay.mcp.http`), an ASGI app of its own
+    app.router.routes.append(
+        Route(MCP_PATH, mcp if mcp is not None else _no_mcp, methods=["GET", "POST", "DELETE"])
+    )
     return app
+
+
+MCP_PATH = "/v1/task-runs/{task_run_id}/mcp"
+
+
+def _mcp_mount(context: Context) -> Any:
+    """The MCP mount over the context, or None without the MCP SDK (`assay[mcp]`)."""
+    if find_spec("mcp") is None:
+        return None
+    from assay.mcp.http import McpMount
+
+    return McpMount(context)
+
+
+async def _no_mcp(_: Request) -> Response:
+    message = "serving task runs over MCP needs the MCP SDK: pip install 'assay[mcp]'"
+    return error_response(501, "mcp_unavailable", message)

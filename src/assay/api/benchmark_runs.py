@@ -76,6 +76,7 @@ def create_run(context: Context, caller: Caller, body: CreateRun) -> RunCreated:
             "cancel": f"/v1/benchmark-runs/{run_id}/cancel",
             "task_run": "/v1/task-runs/{task_run_id}",
             "act": "/v1/task-runs/{task_run_id}/act",
+            "mcp": "/v1/task-runs/{task_run_id}/mcp",
             "criterion_runs": "/v1/criterion-runs?task_run_id={task_run_id}",
             **service_endpoints(run_id, {kind.kind for kind, _ in world.services.values()}),
         },
@@ -89,6 +90,7 @@ def create_run(context: Context, caller: Caller, body: CreateRun) -> RunCreated:
                 start_url=f"/v1/task-runs/{run.id}/start",
                 act_url=f"/v1/task-runs/{run.id}/act",
                 complete_url=f"/v1/task-runs/{run.id}/complete",
+                mcp_url=f"/v1/task-runs/{run.id}/mcp",
             )
             for run in planned
         ],

@@ -70,6 +70,7 @@ class TaskRunLink(BaseModel):
     start_url: str
     act_url: str
     complete_url: str
+    mcp_url: str
 
 
 class RunCreated(BaseModel):

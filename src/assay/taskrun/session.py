@@ -10,7 +10,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Callable
-from datetime import date
+from datetime import date, datetime
 from datetime import time as clock_time
 from decimal import Decimal
 from typing import Any
@@ -93,15 +93,7 @@ class Session:
         )
 
     def _briefing(self) -> Briefing:
-        spec = self.world.spec
-        role = spec.roles.get(self.task.role)
-        return Briefing(
-            world=spec.name,
-            world_description=spec.description or None,
-            role_description=(role.description or None) if role else None,
-            instructions=self.world.instructions.get(self.task.role),
-            now=self.live.now().isoformat().replace("+00:00", "Z"),
-        )
+        return briefing(self.world, self.task, self.live.now())
 
     def act(self, action: AnyAction | dict[str, Any]) -> Observation:
         """Carry out one action and return the next observation; InvalidAction if it is none."""
@@ -302,6 +294,19 @@ class Session:
         self.rejected_attempts += 1
         self.live.record_action("call", name, args, "REJECTED")
         return [Event(type="tool_result", tool=name, status="REJECTED", code=code, message=message)]
+
+
+def briefing(world: World, task: TaskSpec, now: datetime) -> Briefing:
+    """Where an agent works: the world and its role described, its instructions, the time `now`."""
+    spec = world.spec
+    role = spec.roles.get(task.role)
+    return Briefing(
+        world=spec.name,
+        world_description=spec.description or None,
+        role_description=(role.description or None) if role else None,
+        instructions=world.instructions.get(task.role),
+        now=now.isoformat().replace("+00:00", "Z"),
+    )
 
 
 def _result_event(tool: str, status: str, payload: Any, operation_id: str | None) -> Event:
