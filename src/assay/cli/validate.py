@@ -39,6 +39,13 @@ def validate(
             "--list", help="List each task's standing from its last validation; runs nothing."
         ),
     ] = False,
+    world_db: Annotated[
+        str | None,
+        typer.Option(
+            help="Prove the tasks on this PostgreSQL server (postgresql://user@host:port/db) "
+            "rather than SQLite; also $ASSAY_WORLD_DB.",
+        ),
+    ] = None,
     store: StoreOption = None,
 ) -> None:
     """Prove each task fair: static, no-op fails, reference passes, wrong solutions fail, replay."""
@@ -50,7 +57,7 @@ def validate(
     from assay.cli.trust_view import print_validation
     from assay.trust.validate import save_validation, validate_world
 
-    report = validate_world(world, task or (), live, live_repeats)
+    report = validate_world(world, task or (), live, live_repeats, world_db)
     save_validation(report, default_store(store))
     if as_json:
         typer.echo(json.dumps(report.model_dump(mode="json")))

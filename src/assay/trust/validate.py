@@ -23,9 +23,12 @@ from assay.verify.python import registered_verifiers
 from assay.world.load import load_world_tolerant, require_tasks
 
 
-def open_for_validation(path: str | Path) -> tuple[Benchmark, dict[str, SpecError]]:
-    """The world with every task that loads, and why each other task does not."""
-    world, rejected = load_world_tolerant(path)
+def open_for_validation(
+    path: str | Path, world_db: str | None = None
+) -> tuple[Benchmark, dict[str, SpecError]]:
+    """The world with every task that loads, and why each other task does not; `world_db` runs
+    it on that PostgreSQL server."""
+    world, rejected = load_world_tolerant(path, world_db)
     require_tasks(world.root)
     benchmark = Benchmark(world, registered_verifiers(world))
     _ = world.snapshot  # a world whose data do not build is bad input, not an unfair task
@@ -37,9 +40,24 @@ def validate_world(
     task_ids: Sequence[str] = (),
     live: str | None = None,
     live_repeats: int = 1,
+    world_db: str | None = None,
 ) -> WorldValidation:
-    """Every proof for every task (or the named ones); UsageError for an unknown task or agent."""
-    benchmark, rejected = open_for_validation(path)
+    """Every proof for every task (or the named ones); UsageError for an unknown task or agent.
+    `world_db`: prove them on that PostgreSQL server rather than SQLite."""
+    benchmark, rejected = open_for_validation(path, world_db)
+    try:
+        return _validate(benchmark, rejected, task_ids, live, live_repeats)
+    finally:
+        benchmark.close()
+
+
+def _validate(
+    benchmark: Benchmark,
+    rejected: dict[str, SpecError],
+    task_ids: Sequence[str],
+    live: str | None,
+    live_repeats: int,
+) -> WorldValidation:
     world = benchmark.world
     known = sorted({*world.tasks, *rejected})
     unknown = [task_id for task_id in task_ids if task_id not in known]

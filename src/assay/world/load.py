@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ from assay.spec.load import TASKS_DIR, read_task, read_world, task_files
 from assay.spec.sqltext import UnsafeSql, readonly_statement
 from assay.spec.task import TaskSpec
 from assay.spec.world import WorldSpec
-from assay.world.backend import open_backend
+from assay.world.backend import Backend, SqliteBackend, open_backend
 from assay.world.live import World
 from assay.world.modules import load_file
 from assay.world.sandbox.dataset import is_sandbox_world, load_sandbox_world
@@ -49,6 +50,8 @@ def _load(root: Path, *, strict: bool, world_db: str | None) -> tuple[World, dic
     tools = _load_tools(root, spec, services)
     _check_roles(spec, tools, world_file)
     verifier_modules = [load_file(root / name) for name in spec.verifiers]
+    backend = open_backend(root, spec, world_db)
+    prove_task = _portable_proof(backend, root, spec)
     tasks: dict[str, TaskSpec] = {}
     files: dict[str, Path] = {}
     rejected: dict[str, SpecError] = {}
@@ -56,6 +59,8 @@ def _load(root: Path, *, strict: bool, world_db: str | None) -> tuple[World, dic
         try:
             task = read_task(file)  # checks are SQLite-dialect SQL on every backend
             check_task_names(task, spec, tools, shown(file))
+            if prove_task is not None:
+                prove_task(task, shown(file))
         except SpecError as error:
             if strict:
                 raise
@@ -63,12 +68,25 @@ def _load(root: Path, *, strict: bool, world_db: str | None) -> tuple[World, dic
             continue
         tasks[task.id] = task
         files[task.id] = file
-    backend = open_backend(root, spec, world_db)
     world = World(
         root, spec, tools, services, tasks, files, verifier_modules, backend, world_db=world_db
     )
     world.instructions = role_instructions(root, spec, world_file)
     return world, rejected
+
+
+def _portable_proof(
+    backend: Backend, root: Path, spec: WorldSpec
+) -> Callable[[TaskSpec, str], None] | None:
+    """On PostgreSQL, prove that the seeds' and tools' statements carry over, and return the proof
+    of a task's checks (run as each task loads); None on SQLite."""
+    if isinstance(backend, SqliteBackend):
+        return None
+    from assay.world.postgres.proof import prove_task, prove_world, translator_for
+
+    translator = translator_for(root, spec)
+    prove_world(translator, root, spec)
+    return lambda task, file: prove_task(translator, task, file)
 
 
 def role_instructions(root: Path, spec: WorldSpec, file: str) -> dict[str, str]:

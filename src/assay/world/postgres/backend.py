@@ -15,6 +15,7 @@ from assay.world.database import Params, Written
 from assay.world.guard import QueryRefused
 from assay.world.postgres.database import PostgresDatabase
 from assay.world.postgres.guard import ReadOnlyDatabase, Rows
+from assay.world.postgres.schema import primary_keys
 from assay.world.postgres.server import PREFIX, Login, Server
 from assay.world.postgres.template import Template, load_template, table_digest
 from assay.world.postgres.translate import Translator
@@ -52,7 +53,7 @@ class PostgresBackend:
 
     @cached_property
     def translator(self) -> Translator:
-        return Translator(self.snapshot.rowids)
+        return Translator(self.snapshot.rowids, primary_keys(self.root, self.spec))
 
     def open_copy(self) -> PostgresCopy:
         """A database of its own for one task run; EnvironmentFailure if the server refuses."""

@@ -7,9 +7,14 @@ SQLite stores any integer in 64 bits, keeps dates as the text it was given, and 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import sqlglot
 from sqlglot import exp
+
+from assay.errors import SpecError
+from assay.spec.files import read_text
+from assay.spec.world import WorldSpec
 
 DType = exp.DataType.Type
 
@@ -42,10 +47,12 @@ class SchemaError(ValueError):
 
 @dataclass
 class Schema:
-    """The statements to run, and each table's rowid column (`INTEGER PRIMARY KEY`)."""
+    """The statements to run, each table's rowid column (`INTEGER PRIMARY KEY`) and each table's
+    primary key columns."""
 
     statements: list[str] = field(default_factory=list)
     rowids: dict[str, str] = field(default_factory=dict)
+    keys: dict[str, list[str]] = field(default_factory=dict)
 
 
 def translate_schema(text: str) -> Schema:
@@ -58,6 +65,7 @@ def translate_schema(text: str) -> Schema:
     for tree in trees:
         if isinstance(tree, exp.Create) and tree.kind == "TABLE":
             table, column = _table_name(tree), _rowid_column(tree)
+            schema.keys[table] = _primary_key(tree)
             if column:
                 schema.rowids[table] = column
                 _drop_autoincrement(tree, column)
@@ -83,10 +91,10 @@ def _table_name(tree: exp.Create) -> str:
     return table.name.lower()
 
 
-def _rowid_column(tree: exp.Create) -> str | None:
-    """The column that is an alias of SQLite's rowid: a lone integer primary key."""
+def _primary_key(tree: exp.Create) -> list[str]:
+    """The table's primary key columns, as a column constraint or a table constraint."""
     if not isinstance(tree.this, exp.Schema):
-        return None
+        return []
     columns = {c.name.lower(): c for c in tree.this.expressions if isinstance(c, exp.ColumnDef)}
     keys = [
         name
@@ -95,6 +103,15 @@ def _rowid_column(tree: exp.Create) -> str | None:
     ]
     for key in tree.this.find_all(exp.PrimaryKey):
         keys += [part.name.lower() for part in key.expressions]
+    return keys
+
+
+def _rowid_column(tree: exp.Create) -> str | None:
+    """The column that is an alias of SQLite's rowid: a lone integer primary key."""
+    if not isinstance(tree.this, exp.Schema):
+        return None
+    columns = {c.name.lower(): c for c in tree.this.expressions if isinstance(c, exp.ColumnDef)}
+    keys = _primary_key(tree)
     if len(keys) != 1 or keys[0] not in columns:
         return None
     kind = columns[keys[0]].kind
@@ -131,3 +148,12 @@ def _portable_types(tree: exp.Create) -> None:
 
 def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
+
+
+def primary_keys(root: Path, spec: WorldSpec) -> dict[str, list[str]]:
+    """Each table's primary key columns, from the world's schema file (empty if it cannot be read:
+    building the template reports that)."""
+    try:
+        return translate_schema(read_text(root / spec.database.schema_file)).keys
+    except (SchemaError, SpecError):
+        return {}

@@ -27,7 +27,7 @@ from assay.world.reserved import POSTGRES_DDL, RESERVED_ROWIDS, RESERVED_TABLES
 from assay.world.seed import first_line, load_seed
 from assay.world.snapshot import digest_rows, seed_services, service_tables, snapshot_key
 
-BACKEND = "postgresql-2"  # bump when the translation changes what a template holds
+BACKEND = "postgresql-3"  # bump when the translation changes what a template holds
 
 TABLES = "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename"
 COLUMNS = (
@@ -137,14 +137,14 @@ def _fill(server: Server, db: PostgresDatabase, root: Path, spec: WorldSpec) -> 
         raise SpecError(shown(path), None, f"table {reserved[0]} uses the reserved prefix sandbox_")
     rowids = {**schema.rowids, **RESERVED_ROWIDS}
     _run_schema(db, [POSTGRES_DDL, *rowid_triggers(rowids)], path)
-    db.translator = Translator(rowids)
+    db.translator = Translator(rowids, schema.keys)
     for name in spec.database.seed:
         load_seed(db, root / name)
     for table in RESERVED_TABLES:
         if db.value(f"SELECT count(*) FROM {table}"):
             raise SpecError(world_file, "database.seed", f"seeds may not fill {table}")
     rowids |= _service_tables(db, root, spec, path)
-    db.translator = Translator(rowids)
+    db.translator = Translator(rowids, schema.keys)
     seed_services(db, root, spec)
     tables = _tables(db)
     db.connection.execute(ROW_CAP)

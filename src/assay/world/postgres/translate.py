@@ -16,6 +16,11 @@ from sqlglot import exp
 from sqlglot.dialects.sqlite import SQLite
 from sqlglot.tokens import TokenType
 
+from assay.world.postgres.errors import TranslationError
+from assay.world.postgres.portable import portable
+
+__all__ = ["Statement", "TranslationError", "Translator"]
+
 POSITIONAL = "assay_p{}"
 _MARK = "\x01{}\x01"
 _WRITES = (exp.Insert, exp.Update, exp.Delete)
@@ -32,10 +37,6 @@ _CLAUSE_END = {
     TokenType.HAVING,
     TokenType.WINDOW,
 }
-
-
-class TranslationError(ValueError):
-    """The statement cannot be read as SQLite SQL, or its parameters do not match."""
 
 
 @dataclass(frozen=True)
@@ -69,14 +70,16 @@ class Statement:
 
 
 class Translator:
-    """Translates and caches statements for one world; `rowids` maps a table to its rowid column."""
+    """Translates and caches statements for one world; `rowids` maps a table to its rowid column,
+    `keys` to its primary key's columns (what `INSERT OR REPLACE` replaces on)."""
 
-    def __init__(self, rowids: Mapping[str, str]):
+    def __init__(self, rowids: Mapping[str, str], keys: Mapping[str, Sequence[str]] | None = None):
         self.rowids = dict(rowids)
+        self.keys = {table: tuple(columns) for table, columns in (keys or {}).items()}
         self.translate = lru_cache(maxsize=4096)(self._translate)
 
     def _translate(self, sql: str) -> Statement:
-        text, positional = _name_positional(sql)
+        text, positional = _name_positional(_replace_into(sql))
         try:
             trees = [tree for tree in sqlglot.parse(text, read="sqlite") if tree is not None]
         except sqlglot.errors.SqlglotError as error:
@@ -91,7 +94,8 @@ class Translator:
                 returning = self._add_returning(tree)
             if len(trees) == 1 and isinstance(tree, exp.Select):
                 _name_as_sqlite(tree, sql)
-            rendered.append(_mark_placeholders(_portable(tree), found).sql(dialect="postgres"))
+            tree = portable(tree, self.keys)
+            rendered.append(_mark_placeholders(tree, found).sql(dialect="postgres"))
         return Statement(
             text=_placeholders(_MARK, "; ".join(rendered), found),
             names=tuple(dict.fromkeys(found)),
@@ -108,6 +112,24 @@ class Translator:
             return None
         tree.set("returning", exp.Returning(expressions=[exp.column(column, quoted=True)]))
         return column
+
+
+def _replace_into(sql: str) -> str:
+    """SQLite's `REPLACE INTO` at the start of a statement, spelled `INSERT OR REPLACE INTO`."""
+    try:
+        tokens = SQLite().tokenize(sql)
+    except sqlglot.errors.SqlglotError:
+        return sql  # the translation reports it
+    starts = [
+        token
+        for index, token in enumerate(tokens[:-1])
+        if token.text.upper() == "REPLACE"
+        and tokens[index + 1].text.lstrip().upper().startswith("INTO")  # read as a command's text
+        and (index == 0 or tokens[index - 1].token_type == TokenType.SEMICOLON)
+    ]
+    for token in reversed(starts):
+        sql = sql[: token.start] + "INSERT OR REPLACE" + sql[token.end + 1 :]
+    return sql
 
 
 def _name_positional(sql: str) -> tuple[str, int]:
@@ -156,16 +178,6 @@ def _projection_texts(sql: str) -> list[str]:
     if items and items[0] and items[0][0].token_type in (TokenType.DISTINCT, TokenType.ALL):
         items[0] = items[0][1:]
     return [sql[item[0].start : item[-1].end + 1] if item else "" for item in items]
-
-
-def _portable(tree: exp.Expression) -> exp.Expression:
-    """SQLite behaviour that a plain transpile would lose."""
-    for node in list(tree.find_all(exp.JSONExtract, exp.JSONExtractScalar)):
-        if not isinstance(node.this, exp.Cast):
-            node.set("this", exp.cast(node.this.copy(), exp.DataType.build("json")))
-    for node in list(tree.find_all(exp.Like)):
-        node.replace(exp.ILike(this=node.this.copy(), expression=node.expression.copy()))
-    return tree
 
 
 def _mark_placeholders(tree: exp.Expression, found: list[str]) -> exp.Expression:
