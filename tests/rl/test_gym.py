@@ -86,6 +86,19 @@ def test_an_invalid_action_is_a_rejected_attempt_the_agent_sees():
     env.close()
 
 
+def test_text_beyond_ascii_travels_as_escapes_and_is_accepted_in_actions(tmp_path):
+    task = 'title = "t"\nrole = "desk"\n[customer]\nrequest = "Add a note: café — now"\n[[checks]]\nname = "c"\nsql = "SELECT 1"\nexpect = 1\n'
+    root = write_world(tmp_path / "w", tasks={"t": task})
+    env = gymnasium.make(assay.gym.ENV_ID, world=str(root), task="t")
+    observation, _ = env.reset()
+    assert observation.isascii() and observation in env.observation_space
+    assert json.loads(observation)["request"] == "Add a note: café — now"
+    add = json.dumps({"call": {"tool": "add_note", "args": {"text": "café"}}}, ensure_ascii=False)
+    observation, *_, info = env.step(add)
+    assert info["rejected"] is False and observation in env.observation_space
+    env.close()
+
+
 def test_an_action_over_the_limit_is_rejected_and_an_observation_over_it_ends_the_run():
     env = make(max_action_length=100)
     env.reset()

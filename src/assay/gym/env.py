@@ -14,6 +14,7 @@ from gymnasium.spaces import Text
 from assay.rl.episode import Episode, Transition
 from assay.rl.pool import TaskPool
 from assay.runs.benchmark import Benchmark
+from assay.taskrun.observation import Observation
 
 OBSERVATION_MAX = 1_048_576  # characters of an observation's JSON
 ACTION_MAX = 65_536  # characters of an action's JSON
@@ -111,5 +112,7 @@ class TaskEnv(gymnasium.Env[str, str]):
         )
 
 
-def _json(observation: dict[str, Any]) -> str:
-    return json.dumps(observation, ensure_ascii=True)
+def _json(observation: Observation) -> str:
+    """The observation's JSON with ASCII escapes, so that it lies in the printable-ASCII space."""
+    text = observation.model_dump_json(by_alias=True, exclude_none=True)
+    return text if text.isascii() else json.dumps(json.loads(text), separators=(",", ":"))

@@ -37,7 +37,9 @@ class TaskEnvironment(Environment[TaskAction, TaskObservation, TaskState]):
         self._drop_episode()
         draw = random.Random(seed) if seed is not None else self._random
         self.episode = self.pool.start(self.pool.pick(draw.randrange, task), episode_id)
-        return TaskObservation(observation=self.episode.observation(), info=self.episode.info())
+        return TaskObservation(
+            observation=self.episode.observation().as_json(), info=self.episode.info()
+        )
 
     def step(
         self, action: TaskAction, timeout_s: float | None = None, **kwargs: Any
@@ -82,7 +84,7 @@ def _observation(transition: Transition) -> TaskObservation:
     return TaskObservation(
         done=transition.done,
         reward=transition.reward,
-        observation=transition.observation,
+        observation=transition.observation.as_json(),
         truncated=transition.truncated,
         info=transition.info,
     )

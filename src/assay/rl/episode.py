@@ -16,7 +16,7 @@ from assay.runs.grade import grade, world_failed
 from assay.score.result import TaskRunResult
 from assay.spec.task import TaskSpec
 from assay.taskrun.actions import ONE_OF, AnyAction, InvalidAction, parse_action
-from assay.taskrun.observation import Observation
+from assay.taskrun.observation import Observation, notice
 from assay.taskrun.session import Session, SessionOver
 
 TRUNCATING = ("max_turns", "timeout")  # the run was cut short, not brought to an end
@@ -27,7 +27,7 @@ FINAL_FIELDS = ("outcome", "reward", "score", "verdict", "passed", "status", "su
 class Transition:
     """What one action led to, in Gymnasium's terms."""
 
-    observation: dict[str, Any]
+    observation: Observation
     reward: float
     terminated: bool
     truncated: bool
@@ -60,8 +60,8 @@ class Episode:
             raise EnvironmentFailure(f"the world could not be reset: {failure}") from None
         self.result: TaskRunResult | None = None
 
-    def observation(self) -> dict[str, Any]:
-        return self.session.observe().as_json()
+    def observation(self) -> Observation:
+        return self.session.observe()
 
     def info(self) -> dict[str, Any]:
         return {"task_id": self.task.id, "task_run_id": self.run_id, "turn": self.session.turn}
@@ -92,7 +92,7 @@ class Episode:
         (not scored); one already over keeps its grading and shows only `message`."""
         if not transition.done:
             return self._ended(self.session.fail_world(message))
-        shown = {**transition.observation, "events": [{"type": "notice", "text": message}]}
+        shown = transition.observation.model_copy(update={"events": [notice(message)]})
         return replace(transition, observation=shown)
 
     def close(self) -> None:
@@ -119,7 +119,7 @@ class Episode:
             "turn": self.session.turn,
             "rejected": _rejected(observation),
         }
-        return Transition(observation.as_json(), 0.0, False, False, info)
+        return Transition(observation, 0.0, False, False, info)
 
     def _ended(self, observation: Observation) -> Transition:
         try:
@@ -138,7 +138,7 @@ class Episode:
         }
         truncated = self.session.termination in TRUNCATING
         reward = float(result.reward or 0)  # not scored: 0, and flagged so a trainer can drop it
-        return Transition(observation.as_json(), reward, not truncated, truncated, info)
+        return Transition(observation, reward, not truncated, truncated, info)
 
     def _grade(self) -> TaskRunResult:
         try:
