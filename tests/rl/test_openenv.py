@@ -126,6 +126,26 @@ def test_the_schema_names_the_three_actions_and_what_an_observation_holds(server
     assert {"observation", "truncated", "info"} <= set(schema["observation"]["properties"])
 
 
+def test_one_shot_http_refuses_a_step_with_no_task_run_and_an_unknown_task(server):
+    step = httpx.post(f"{server}/step", json={"action": {"say": "hi"}}, timeout=5)
+    assert step.status_code == 409
+    assert step.json()["detail"].startswith("no task run: reset first")
+    reset = httpx.post(f"{server}/reset", json={"task": "nope"}, timeout=5)
+    assert reset.status_code == 422
+    assert reset.json()["detail"].startswith("task: 'nope' is not one of this environment's tasks")
+    fresh = httpx.post(f"{server}/reset", json={}, timeout=5).json()
+    assert fresh["observation"]["observation"]["task_id"] == TASK
+
+
+def test_a_session_hears_why_a_reset_or_step_was_refused(server):
+    with TaskClient(base_url=server).sync() as env:
+        with pytest.raises(RuntimeError, match="no task run: reset first"):
+            env.step(TaskAction(say="hi"))
+        with pytest.raises(RuntimeError, match="'nope' is not one of this environment's tasks"):
+            env.reset(task="nope")
+        assert env.reset().observation.info["task_id"] == TASK
+
+
 def test_a_seeded_reset_draws_the_same_task(shop):
     pool = TaskPool(
         shop, [task for task in shop.tasks.values() if task.split == "train"], agent="t"

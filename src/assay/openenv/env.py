@@ -5,9 +5,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from fastapi import HTTPException
 from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import EnvironmentMetadata
 
+from assay.errors import UsageError
 from assay.openenv.models import TaskAction, TaskObservation, TaskState
 from assay.rl.episode import Episode, Transition
 from assay.rl.pool import TaskPool
@@ -36,7 +38,11 @@ class TaskEnvironment(Environment[TaskAction, TaskObservation, TaskState]):
         `seed`); `episode_id` becomes the task run's id."""
         self._drop_episode()
         draw = random.Random(seed) if seed is not None else self._random
-        self.episode = self.pool.start(self.pool.pick(draw.randrange, task), episode_id)
+        try:
+            chosen = self.pool.pick(draw.randrange, task)
+        except UsageError as error:  # a session hears the message; one-shot HTTP gets a 422
+            raise HTTPException(422, str(error)) from None
+        self.episode = self.pool.start(chosen, episode_id)
         return TaskObservation(
             observation=self.episode.observation().as_json(), info=self.episode.info()
         )
@@ -45,7 +51,9 @@ class TaskEnvironment(Environment[TaskAction, TaskObservation, TaskState]):
         self, action: TaskAction, timeout_s: float | None = None, **kwargs: Any
     ) -> TaskObservation:
         if self.episode is None:
-            raise RuntimeError("no task run: reset first")
+            raise HTTPException(
+                409, "no task run: reset first, in the same session (one-shot /step has none)"
+            )
         return _observation(self.episode.act(action.as_action()))
 
     @property
