@@ -75,14 +75,14 @@ def test_the_reference_earns_1_the_noop_0_and_each_wrong_solution_its_outcomes_r
 def test_an_invalid_action_is_a_rejected_attempt_the_agent_sees():
     env = make()
     env.reset()
-    for text in ("not json", "[1, 2]", '{"dance": 1}', '{"call": {"tool": "fly"}}'):
+    for text in ("not json", "[1, 2]", '{"dance": 1}', '{"call": {"tool": "fly"}}', "[" * 5000):
         observation, reward, terminated, truncated, info = env.step(text)
         assert (reward, terminated, truncated, info["rejected"]) == (0.0, False, False, True)
         assert json.loads(observation)["events"][0]["status"] == "REJECTED"
     seen = json.loads(env.step("{oops")[0])["events"][0]
     assert (seen["code"], seen["message"][:24]) == ("invalid_action", "the action is not JSON (")
     *_, info = env.step('{"finish": ""}')
-    assert info["summary"]["rejected_attempts"] == 5
+    assert info["summary"]["rejected_attempts"] == 6
     env.close()
 
 
@@ -119,6 +119,17 @@ def test_an_action_over_the_limit_is_rejected_and_an_observation_over_it_ends_th
         "not_scored",
     )
     assert "max_observation_length" in info["error"]["message"]
+    env.close()
+
+
+def test_a_first_observation_over_the_limit_ends_the_run_at_the_first_step():
+    first, _ = make().reset()
+    env = make(max_observation_length=len(first) - 1)
+    observation, _ = env.reset()
+    assert json.loads(observation)["done"] is True
+    _, reward, terminated, _, info = env.step('{"finish": ""}')
+    assert (reward, terminated, info["not_scored"], info["turn"]) == (0.0, True, True, 0)
+    assert "over max_observation_length" in info["error"]["message"]
     env.close()
 
 

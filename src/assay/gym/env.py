@@ -11,15 +11,15 @@ from typing import Any
 import gymnasium
 from gymnasium.spaces import Text
 
-from assay.rl.episode import Episode, Transition
+from assay.rl.episode import Episode
 from assay.rl.pool import TaskPool
 from assay.runs.benchmark import Benchmark
 from assay.taskrun.observation import Observation
 
 OBSERVATION_MAX = 1_048_576  # characters of an observation's JSON
 ACTION_MAX = 65_536  # characters of an action's JSON
-# JSON written with ASCII escapes holds only printable ASCII; an agent may also send other text.
-PRINTABLE = "".join(chr(code) for code in range(32, 127))
+# JSON written with ASCII escapes holds no control character but DEL; an agent may send any text.
+CHARSET = "".join(chr(code) for code in range(32, 128))
 
 
 class TaskEnv(gymnasium.Env[str, str]):
@@ -58,8 +58,8 @@ class TaskEnv(gymnasium.Env[str, str]):
             world_db=world_db,
             agent=agent,
         )
-        self.observation_space = Text(max_observation_length, charset=PRINTABLE)
-        self.action_space = Text(max_action_length, charset=PRINTABLE)
+        self.observation_space = Text(max_observation_length, charset=CHARSET)
+        self.action_space = Text(max_action_length, charset=CHARSET)
         self.episode: Episode | None = None
 
     def reset(
@@ -72,11 +72,9 @@ class TaskEnv(gymnasium.Env[str, str]):
             lambda count: int(self.np_random.integers(count)), (options or {}).get("task")
         )
         self.episode = self.pool.start(task)
-        observation = self.episode.observation()
-        text = _json(observation)
-        if len(text) > self.observation_space.max_length:
-            start = Transition(observation, 0.0, False, False, {})
-            text = _json(self.episode.oversized(start, self._too_long(len(text))).observation)
+        text = _json(self.episode.observation())
+        if len(text) > self.observation_space.max_length:  # the first step then ends the run
+            text = _json(self.episode.session.fail_world(self._too_long(len(text))))
         return text, self.episode.info()
 
     def step(self, action: str | dict[str, Any]) -> tuple[str, float, bool, bool, dict[str, Any]]:
@@ -106,13 +104,10 @@ class TaskEnv(gymnasium.Env[str, str]):
             self.episode = None
 
     def _too_long(self, length: int) -> str:
-        return (
-            f"an observation of {length} characters is over max_observation_length "
-            f"({self.observation_space.max_length}); it was not handed over"
-        )
+        return f"observation of {length} characters over max_observation_length {self.observation_space.max_length}"
 
 
 def _json(observation: Observation) -> str:
-    """The observation's JSON with ASCII escapes, so that it lies in the printable-ASCII space."""
+    """The observation's JSON with ASCII escapes, so that it lies in the space."""
     text = observation.model_dump_json(by_alias=True, exclude_none=True)
     return text if text.isascii() else json.dumps(json.loads(text), separators=(",", ":"))

@@ -76,6 +76,8 @@ class Episode:
             parsed = parse_action(json.loads(action) if isinstance(action, str) else action)
         except json.JSONDecodeError as error:
             return self.reject(str(action), f"the action is not JSON ({error}); {ONE_OF}")
+        except RecursionError:
+            return self.reject(str(action)[:200], f"the action is nested too deeply; {ONE_OF}")
         except InvalidAction as error:
             return self.reject(action if isinstance(action, str) else _as_text(action), str(error))
         return self._after(self.session.act(parsed))
