@@ -22,11 +22,13 @@ from assay.rl import TaskPool
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    """`assay openenv` over the shop's refund task, in a process of its own."""
+def server(tmp_path_factory) -> Iterator[str]:
+    """`assay openenv` over the shop's refund task, in a process of its own; what it logs must
+    be no more than its one line."""
     port = free_port()
     command = [ASSAY, "openenv", str(SHOP), "--task", TASK, "--port", str(port)]
-    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    log = tmp_path_factory.mktemp("openenv") / "stderr.txt"
+    process = subprocess.Popen(command, stderr=log.open("w"), text=True)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and process.poll() is None:
@@ -37,10 +39,12 @@ def server() -> Iterator[str]:
             time.sleep(0.1)
     else:
         process.kill()
-        raise RuntimeError(f"the server did not come up: {process.stderr.read()}")
+        raise RuntimeError(f"the server did not come up: {log.read_text()}")
     yield url
     process.terminate()
     process.wait(10)
+    lines = log.read_text().splitlines()
+    assert lines == [f"serving {SHOP} (tasks: {TASK}) on {url}"], lines
 
 
 def test_the_reference_over_openenv_gets_what_assay_run_gets(server, shop, tmp_path):
