@@ -37,6 +37,7 @@ def test_create_returns_token_urls_and_task_runs(api):
     assert first["start_url"] == f"/v1/task-runs/{first['id']}/start"
     assert first["act_url"] == f"/v1/task-runs/{first['id']}/act"
     assert first["complete_url"] == f"/v1/task-runs/{first['id']}/complete"
+    assert first["mcp_url"] == f"/v1/task-runs/{first['id']}/mcp"
     assert run["endpoints"]["benchmark_run"] == f"/v1/benchmark-runs/{run['benchmark_run_id']}"
 
 

@@ -16,7 +16,7 @@ from assay.runs import open_benchmark
 def slow_model():
     shop = open_benchmark(SHOP)
     scripts = {t.customer.request: solution_replies(t) for t in shop.tasks.values() if t.solution}
-    with StandIn(ScriptedModel(scripts), latency_s=0.1) as server:
+    with StandIn(ScriptedModel(scripts), latency_s=0.25) as server:
         yield server
 
 

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from importlib.util import find_spec
 from typing import Annotated, Any
 
-from fastapi import FastAPI, Query
+from fastapi import FastAPI, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
+from starlette.routing import Route
 
 from assay import __version__
 from assay.api import benchmark_runs, criterion_runs, task_runs
 from assay.api.context import Context
-from assay.api.dependencies import Anyone, Operator
-from assay.api.errors import ErrorBody, install
+from assay.api.dependencies import AnyKey, Anyone
+from assay.api.errors import ErrorBody, error_response, install
 from assay.api.limits import DEFAULT_MAX_BODY_BYTES, BodyLimit
 from assay.api.models import (
     Act,
@@ -27,8 +29,10 @@ from assay.api.models import (
     TaskRunOut,
 )
 from assay.api.routes_fhir import router as fhir_routes
+from assay.api.routes_keys import router as key_routes
 from assay.api.routes_portal import router as portal_routes
 from assay.api.routes_voice import router as voice_routes
+from assay.api.routes_worlds import router as world_routes
 from assay.taskrun.observation import Observation
 
 
@@ -44,7 +48,9 @@ def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
 
 def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> FastAPI:
     """The API over a context; a request body over `max_body_bytes` is 413 `payload_too_large`."""
+    mcp = _mcp_mount(context)
     app = FastAPI(
+        lifespan=mcp.lifespan if mcp is not None else None,
         title="assay",
         version=__version__,
         description="Drive task runs over HTTP and get graded by the state the agent leaves behind. "
@@ -70,9 +76,9 @@ def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -
         response_model=RunCreated,
         responses=errors(400, 403, 404, 422),
     )
-    async def create_benchmark_run(body: CreateRun, _: Operator) -> Response:
+    async def create_benchmark_run(body: CreateRun, who: AnyKey) -> Response:
         """Plan a benchmark run of a served world; returns its bearer token and task-run URLs."""
-        return _json(benchmark_runs.create_run(context, body), status=201)
+        return _json(benchmark_runs.create_run(context, who, body), status=201)
 
     @app.get("/v1/benchmark-runs/{run_id}", response_model=BenchmarkRunOut, responses=errors(404))
     async def get_benchmark_run(run_id: str, who: Anyone) -> BenchmarkRunOut:
@@ -145,7 +151,30 @@ def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -
         """One criterion run; with the operator key, always with its details and evidence."""
         return criterion_runs.get_criterion_run(context, who, check_run_id)
 
+    app.include_router(key_routes)
+    app.include_router(world_routes)
     app.include_router(fhir_routes)
     app.include_router(voice_routes)
     app.include_router(portal_routes)
+    # each task run an MCP server over Streamable HTTP (`assay.mcp.http`), an ASGI app of its own
+    app.router.routes.append(
+        Route(MCP_PATH, mcp if mcp is not None else _no_mcp, methods=["GET", "POST", "DELETE"])
+    )
     return app
+
+
+MCP_PATH = "/v1/task-runs/{task_run_id}/mcp"
+
+
+def _mcp_mount(context: Context) -> Any:
+    """The MCP mount over the context, or None without the MCP SDK (`assay[mcp]`)."""
+    if find_spec("mcp") is None:
+        return None
+    from assay.mcp.http import McpMount
+
+    return McpMount(context)
+
+
+async def _no_mcp(_: Request) -> Response:
+    message = "serving task runs over MCP needs the MCP SDK: pip install 'assay[mcp]'"
+    return error_response(501, "mcp_unavailable", message)

@@ -1,48 +1,55 @@
-"""Who is calling: the operator (with the API key) or one benchmark run (with its bearer token)."""
+"""Who is calling: the operator key (admin), a stored key with its scope, or one benchmark run's
+bearer token."""
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from assay.api.errors import ApiError
+from assay.runs.keys import KEY_PREFIX, Scope, digest, now_stamp, stamp
+from assay.runs.store import Store
 from assay.runs.store.progress import Progress
 
 TOKEN_PREFIX = "asr_"
+token_hash = digest
 
 
 @dataclass(frozen=True)
 class Caller:
-    operator: bool
+    """`scope` None: a run token, which sees only its own run (`run_id`)."""
+
+    scope: Scope | None = None
+    key_id: str | None = None
     run_id: str | None = None
 
-    def may_see(self, run_id: str) -> bool:
-        return self.operator or self.run_id == run_id
+    @property
+    def operator(self) -> bool:
+        """Admin: sees every run with its full evidence, holdout included."""
+        return self.scope == "admin"
+
+    def has(self, *scopes: Scope) -> bool:
+        return self.scope in scopes
 
 
 def new_key() -> str:
     return "aso_" + secrets.token_urlsafe(24)
 
 
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def stamp(moment: datetime) -> str:
-    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
 class Auth:
-    """Checks bearer credentials; run tokens are kept only as hashes, with their expiry."""
+    """Checks bearer credentials; stored keys and run tokens are kept only as hashes."""
 
     def __init__(self, operator_key: str, progress: Progress, token_ttl_s: float):
         self.operator_key = operator_key
         self.progress = progress
         self.token_ttl = timedelta(seconds=token_ttl_s)
         self._known: dict[str, tuple[str, str]] = {}
+
+    @property
+    def store(self) -> Store:
+        return self.progress.store
 
     def issue(self, run_id: str) -> tuple[str, str]:
         """A new token for the run and its expiry; only the hash is stored."""
@@ -55,25 +62,41 @@ class Auth:
     def caller(self, authorization: str | None) -> Caller:
         scheme, _, credential = (authorization or "").partition(" ")
         if scheme.lower() != "bearer" or not credential:
-            raise ApiError(
-                401, "unauthorized", "send Authorization: Bearer <operator key or run token>"
-            )
+            raise ApiError(401, "unauthorized", "send Authorization: Bearer <API key or run token>")
         if not credential.isascii():  # keys and tokens are ASCII: anything else matches nothing
             raise ApiError(401, "unauthorized", "the bearer token is not valid")
         if hmac.compare_digest(credential.encode(), self.operator_key.encode()):
-            return Caller(operator=True)
-        digest = token_hash(credential)
-        found = self._known.get(digest) or self.progress.run_of_token(digest)
+            return Caller(scope="admin")
+        if credential.startswith(KEY_PREFIX):
+            return self._key(credential)
+        return self._run_token(credential)
+
+    def _key(self, credential: str) -> Caller:
+        key = self.store.key_of_hash(digest(credential))  # read each time: revocation is at once
+        if key is None:
+            raise ApiError(401, "unauthorized", "the bearer token is not valid")
+        state = key.state(now_stamp())
+        if state == "revoked":
+            raise ApiError(401, "key_revoked", f"the key {key.id} was revoked at {key.revoked_at}")
+        if state == "expired":
+            raise ApiError(401, "token_expired", f"the key {key.id} expired at {key.expires_at}")
+        return Caller(scope=key.scope, key_id=key.id)  # type: ignore[arg-type]
+
+    def _run_token(self, credential: str) -> Caller:
+        hashed = token_hash(credential)
+        found = self._known.get(hashed) or self.progress.run_of_token(hashed)
         if found is None:
             raise ApiError(401, "unauthorized", "the bearer token is not valid")
-        self._known[digest] = found
+        self._known[hashed] = found
         run_id, expires = found
         if expires <= stamp(datetime.now(UTC)):
             raise ApiError(401, "token_expired", f"the bearer token expired at {expires}")
-        return Caller(operator=False, run_id=run_id)
+        return Caller(run_id=run_id)
 
-    def operator(self, authorization: str | None) -> Caller:
+    def require(self, authorization: str | None, *scopes: Scope) -> Caller:
+        """The caller, if it holds one of `scopes`; 403 otherwise."""
         caller = self.caller(authorization)
-        if not caller.operator:
-            raise ApiError(403, "forbidden", "only the operator key may do this")
+        if not caller.has(*scopes):
+            needed = " or ".join(scopes)
+            raise ApiError(403, "forbidden", f"this needs a key with the {needed} scope")
         return caller

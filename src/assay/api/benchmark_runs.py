@@ -26,8 +26,11 @@ from assay.trust.withdrawn import withdrawn_among
 FINISHED = ("completed", "cancelled")
 
 
-def create_run(context: Context, body: CreateRun) -> RunCreated:
-    """Plan the task runs (withdrawn tasks left out), store the run and issue its token."""
+def create_run(context: Context, caller: Caller, body: CreateRun) -> RunCreated:
+    """Plan the task runs (withdrawn tasks left out), store the run and issue its token; an
+    evaluate key's runs are scored."""
+    if caller.scope == "evaluate" and body.scored is False:
+        raise ApiError(403, "forbidden", "scored: an evaluate key creates scored runs only")
     benchmark = context.catalog.find(body.benchmark)
     world = benchmark.world
     unknown = [task_id for task_id in body.tasks or () if task_id not in world.tasks]
@@ -43,7 +46,7 @@ def create_run(context: Context, body: CreateRun) -> RunCreated:
     if not planned:
         raise ApiError(422, "no_tasks", "no task to run: none matches, or all are withdrawn")
     run_id = new_id("br")
-    scored = body.scored or always_scored(benchmark, planned)
+    scored = bool(body.scored) or caller.scope == "evaluate" or always_scored(benchmark, planned)
     context.store.create_benchmark_run(
         run_id,
         world=world.name,
@@ -54,6 +57,7 @@ def create_run(context: Context, body: CreateRun) -> RunCreated:
         planned=planned,
         splits={task.id: task.split for task in tasks},
         scored=scored,
+        key_id=caller.key_id,
     )
     for position, run in enumerate(planned):
         context.moved(
@@ -72,6 +76,7 @@ def create_run(context: Context, body: CreateRun) -> RunCreated:
             "cancel": f"/v1/benchmark-runs/{run_id}/cancel",
             "task_run": "/v1/task-runs/{task_run_id}",
             "act": "/v1/task-runs/{task_run_id}/act",
+            "mcp": "/v1/task-runs/{task_run_id}/mcp",
             "criterion_runs": "/v1/criterion-runs?task_run_id={task_run_id}",
             **service_endpoints(run_id, {kind.kind for kind, _ in world.services.values()}),
         },
@@ -85,6 +90,7 @@ def create_run(context: Context, body: CreateRun) -> RunCreated:
                 start_url=f"/v1/task-runs/{run.id}/start",
                 act_url=f"/v1/task-runs/{run.id}/act",
                 complete_url=f"/v1/task-runs/{run.id}/complete",
+                mcp_url=f"/v1/task-runs/{run.id}/mcp",
             )
             for run in planned
         ],
@@ -94,7 +100,6 @@ def create_run(context: Context, body: CreateRun) -> RunCreated:
 def view_run(context: Context, caller: Caller, run_id: str) -> BenchmarkRunOut:
     """The run with its task runs, and its aggregate once every task run has finished."""
     record = context.record(caller, run_id)
-    hide = record.scored and not caller.operator
     results = {result.id: result for result in context.store.results(run_id)}
     titles = context.run_info(run_id).benchmark.tasks
     task_runs = []
@@ -110,7 +115,9 @@ def view_run(context: Context, caller: Caller, run_id: str) -> BenchmarkRunOut:
                 repeat=state.repeat,
                 phase=state.phase,
                 status=state.status,
-                result=None if result is None else completion(result, [], hide=hide),
+                result=None
+                if result is None
+                else completion(result, [], hide=context.hides(caller, run_id, state.task_id)),
             )
         )
     figures = Figures.model_validate(record.figures) if record.phase in FINISHED else None

@@ -32,6 +32,7 @@ class RunInfo:
     benchmark: Benchmark
     agent: str
     scored: bool
+    key_id: str | None = None  # the API key that created the run
 
 
 class Context:
@@ -44,6 +45,7 @@ class Context:
         self._runs: dict[str, RunInfo] = {}
         self._unfinished: dict[str, int] = {}
         self._refs: dict[str, TaskRunRef] = {}
+        self._owners: dict[str, str] = {}
 
     @classmethod
     def open(cls, catalog: Catalog, store: Store, operator_key: str, token_ttl_s: float) -> Context:
@@ -51,7 +53,7 @@ class Context:
 
     def record(self, caller: Caller, run_id: str) -> RunRecord:
         """The benchmark run, if the caller may see it; 404 otherwise, whether or not it exists."""
-        if not caller.may_see(run_id):
+        if not self.may_see(caller, run_id):
             raise not_found("benchmark run", run_id)
         try:
             record = self.store.benchmark_run(run_id)
@@ -61,12 +63,36 @@ class Context:
             raise not_found("benchmark run", run_id)
         return record
 
+    def may_see(self, caller: Caller, run_id: str) -> bool:
+        """Admin sees every run; a run token its own run; another key the runs it created."""
+        if caller.operator:
+            return True
+        if caller.run_id is not None or caller.key_id is None:
+            return caller.run_id == run_id
+        owner = self._owners.get(run_id)
+        if owner is None:
+            try:
+                owner = self.store.benchmark_run(run_id).key_id or ""
+            except UnknownRun:
+                return False
+            self._owners[run_id] = owner
+        return owner == caller.key_id
+
+    def hides(self, caller: Caller, run_id: str, task_id: str) -> bool:
+        """Whether the caller sees a task run's result without details and evidence: a scored run
+        for all but the admin, and a holdout task's for all but the admin, always."""
+        if caller.operator:
+            return False
+        info = self.run_info(run_id)
+        task = info.benchmark.tasks.get(task_id)
+        return info.scored or task is None or task.split == "holdout"
+
     def run_info(self, run_id: str) -> RunInfo:
         info = self._runs.get(run_id)
         if info is None:
             record = self.store.benchmark_run(run_id)
             benchmark = self.catalog.of(record.world, record.world_version)
-            info = RunInfo(record.id, benchmark, record.agent, record.scored)
+            info = RunInfo(record.id, benchmark, record.agent, record.scored, record.key_id)
             self._runs[run_id] = info
         return info
 
@@ -77,7 +103,7 @@ class Context:
             ref = self.progress.task_run(task_run_id)
             if ref is not None and ref.phase != "completed":
                 self._refs[ref.id] = ref
-        if ref is None or not caller.may_see(ref.benchmark_run_id):
+        if ref is None or not self.may_see(caller, ref.benchmark_run_id):
             raise not_found("task run", task_run_id)
         return ref
 

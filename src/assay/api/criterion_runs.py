@@ -16,7 +16,7 @@ def list_criterion_runs(
     ref = context.task_run(caller, task_run_id)
     after = _position(cursor)
     found = context.progress.check_runs(ref.id, after, limit + 1)
-    hide = _hidden(context, caller, ref.benchmark_run_id)
+    hide = context.hides(caller, ref.benchmark_run_id, ref.task_id)
     page = found[:limit]
     return CheckRunPage(
         data=[_out(check, hide) for check in page],
@@ -25,15 +25,12 @@ def list_criterion_runs(
 
 
 def get_criterion_run(context: Context, caller: Caller, check_run_id: str) -> CheckRunOut:
-    """Full evidence for the operator; a scored run's token sees no details or evidence."""
+    """Full evidence for the admin; others see none for a scored run or a holdout task."""
     check = context.progress.check_run(check_run_id)
-    if check is None or not caller.may_see(check.benchmark_run_id):
+    if check is None or not context.may_see(caller, check.benchmark_run_id):
         raise not_found("criterion run", check_run_id)
-    return _out(check, _hidden(context, caller, check.benchmark_run_id))
-
-
-def _hidden(context: Context, caller: Caller, run_id: str) -> bool:
-    return not caller.operator and context.run_info(run_id).scored
+    ref = context.task_run(caller, check.task_run_id)
+    return _out(check, context.hides(caller, check.benchmark_run_id, ref.task_id))
 
 
 def _out(check: CheckRunRef, hide: bool) -> CheckRunOut:

@@ -1,4 +1,5 @@
-"""Who is calling: the operator, or the holder of a benchmark run's token (FastAPI dependencies)."""
+"""Who is calling, as FastAPI dependencies: anyone with a valid credential, a key of some scopes,
+or the admin."""
 
 from __future__ import annotations
 
@@ -9,7 +10,11 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from assay.api.auth import Caller
 
-bearer = HTTPBearer(auto_error=False, description="The operator key, or a benchmark run's token.")
+bearer = HTTPBearer(
+    auto_error=False,
+    description="The operator key (ASSAY_API_KEY), a key from `assay keys create`, or a benchmark "
+    "run's token.",
+)
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 
 
@@ -21,9 +26,20 @@ async def _caller(request: Request, credentials: Credentials) -> Caller:
     return request.app.state.context.auth.caller(_header(credentials))
 
 
+async def _key(request: Request, credentials: Credentials) -> Caller:
+    auth = request.app.state.context.auth
+    return auth.require(_header(credentials), "evaluate", "build", "admin")
+
+
+async def _builder(request: Request, credentials: Credentials) -> Caller:
+    return request.app.state.context.auth.require(_header(credentials), "build", "admin")
+
+
 async def _operator(request: Request, credentials: Credentials) -> Caller:
-    return request.app.state.context.auth.operator(_header(credentials))
+    return request.app.state.context.auth.require(_header(credentials), "admin")
 
 
 Anyone = Annotated[Caller, Depends(_caller)]
+AnyKey = Annotated[Caller, Depends(_key)]  # any API key: a run token is refused
+Builder = Annotated[Caller, Depends(_builder)]
 Operator = Annotated[Caller, Depends(_operator)]

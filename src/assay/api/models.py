@@ -27,7 +27,9 @@ class CreateRun(Request):
     tasks: list[str] | None = Field(None, description="task ids; default: every task of the splits")
     split: list[Split] | None = Field(None, description="default: train and dev")
     repeats: int = Field(1, ge=1, le=100)
-    scored: bool = False
+    scored: bool | None = Field(
+        None, description="default: false; an evaluate key's runs are always scored"
+    )
     agent: str = Field("http", min_length=1, max_length=200, description="a label for the agent")
 
 
@@ -68,6 +70,7 @@ class TaskRunLink(BaseModel):
     start_url: str
     act_url: str
     complete_url: str
+    mcp_url: str
 
 
 class RunCreated(BaseModel):

@@ -59,17 +59,28 @@ def act(context: Context, caller: Caller, task_run_id: str, body: Act) -> Observ
     return observation
 
 
-def complete(context: Context, caller: Caller, task_run_id: str, output: str) -> Completion:
-    """Finish (unless the run already ended), grade, store, and finish the run if it was the last."""
+def complete(
+    context: Context, caller: Caller, task_run_id: str, output: str, *, agent: str | None = None
+) -> Completion:
+    """Finish (unless the run already ended), grade, store, and finish the run if it was the last.
+
+    agent: who drove this task run, if not the run's own agent (an MCP client names itself).
+    """
     ref = context.task_run(caller, task_run_id)
     flying = context.in_flight(ref)
     if not flying.session.done:
         flying.session.act(Finish(finish=output))
-    return _close(context, ref, flying)
+    hide = context.hides(caller, ref.benchmark_run_id, ref.task_id)
+    return _close(context, ref, flying, agent=agent, hide=hide)
 
 
 def cancel_task_run(
-    context: Context, caller: Caller, task_run_id: str, *, finish_run: bool = True
+    context: Context,
+    caller: Caller,
+    task_run_id: str,
+    *,
+    finish_run: bool = True,
+    agent: str | None = None,
 ) -> TaskRunOut:
     """A started task run is ended as cancelled and graded for the record (it does not count in the
     aggregate); one never started is closed with nothing to grade."""
@@ -82,7 +93,7 @@ def cancel_task_run(
     else:
         flying = context.in_flight(ref)
         flying.session.end("cancelled")
-        _close(context, ref, flying, finish_run=False)
+        _close(context, ref, flying, finish_run=False, agent=agent)
     if finish_run:
         finish_if_done(context, ref.benchmark_run_id)
     return view_task_run(context, caller, task_run_id)
@@ -96,7 +107,8 @@ def view_task_run(context: Context, caller: Caller, task_run_id: str) -> TaskRun
         found = context.store.results(ref.benchmark_run_id, task=ref.id)
         if found:
             ids = [check.id for check in context.progress.check_runs(ref.id, -1, 10_000)]
-            result = completion(found[0], ids, hide=info.scored and not caller.operator)
+            hide = context.hides(caller, ref.benchmark_run_id, ref.task_id)
+            result = completion(found[0], ids, hide=hide)
     task = info.benchmark.tasks.get(ref.task_id)
     return TaskRunOut(
         id=ref.id,
@@ -111,8 +123,16 @@ def view_task_run(context: Context, caller: Caller, task_run_id: str) -> TaskRun
 
 
 def _close(
-    context: Context, ref: TaskRunRef, flying: Flying, *, finish_run: bool = True
+    context: Context,
+    ref: TaskRunRef,
+    flying: Flying,
+    *,
+    finish_run: bool = True,
+    agent: str | None = None,
+    hide: bool | None = None,
 ) -> Completion:
+    """Grade and store; the completion hides details for a scored run (always, the admin too:
+    the rubric must not reach the agent) and where `hide` says so."""
     info = context.run_info(ref.benchmark_run_id)
     try:
         result = grade(
@@ -120,12 +140,16 @@ def _close(
             info.benchmark.verifiers,
             run_id=ref.id,
             repeat=ref.repeat,
-            agent=info.agent,
+            agent=agent or info.agent,
             started=flying.started,
         )
     except Exception as failure:  # grading itself broke: the record says so rather than a 500
         result = world_failed(
-            flying.session.task, f"grading failed: {failure}", run_id=ref.id, repeat=ref.repeat
+            flying.session.task,
+            f"grading failed: {failure}",
+            run_id=ref.id,
+            repeat=ref.repeat,
+            agent=agent or info.agent,
         )
     finally:
         flying.session.live.close()
@@ -134,4 +158,4 @@ def _close(
     context.moved(replace(ref, phase="completed", status=result.status))
     if finish_run:
         finish_if_done(context, ref.benchmark_run_id)
-    return completion(result, check_ids, hide=info.scored)
+    return completion(result, check_ids, hide=info.scored or bool(hide))

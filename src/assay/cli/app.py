@@ -6,14 +6,17 @@ import sys
 
 import typer
 
-from assay.cli import baseline, scaffold
+from assay.cli import baseline, keys, scaffold
+from assay.cli import build as build_command
 from assay.cli import export as export_command
+from assay.cli import mcp as mcp_command
 from assay.cli import openenv as openenv_command
 from assay.cli import run as run_command
 from assay.cli import runs as runs_command
 from assay.cli import serve as serve_command
 from assay.cli import show as show_command
 from assay.cli import validate as validate_command
+from assay.cli import world as world_command
 
 app = typer.Typer(
     name="assay",
@@ -24,12 +27,16 @@ app = typer.Typer(
 )
 app.command("run")(run_command.run)
 app.command("serve")(serve_command.serve)
+app.command("mcp")(mcp_command.mcp)
 app.command("openenv")(openenv_command.openenv)
 app.command("runs")(runs_command.runs)
 app.command("show")(show_command.show)
 app.command("export")(export_command.export)
 app.command("validate")(validate_command.validate)
+app.command("build")(build_command.build)
+app.command("world")(world_command.world)
 app.add_typer(baseline.app, name="baseline")
+app.add_typer(keys.app, name="keys")
 app.add_typer(scaffold.verifier_app, name="verifier")
 app.add_typer(scaffold.task_app, name="task")
 

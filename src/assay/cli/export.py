@@ -3,17 +3,24 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TextIO
 
 import typer
 
-from assay.cli.options import RunArgument, StoreOption
+from assay.cli.options import StoreOption
 from assay.errors import UsageError
 
 
 def export(
-    run_id: RunArgument,
+    run_id: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="[RUN]",
+            help="A benchmark run id, or the start of one; with --failed, optional (every run).",
+        ),
+    ] = None,
     format: Annotated[str, typer.Option("--format", help="jsonl or csv.")] = "jsonl",
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")
@@ -21,12 +28,35 @@ def export(
     trajectories: Annotated[
         bool, typer.Option("--trajectories", help="Add each task run's trajectory (jsonl only).")
     ] = False,
+    failed: Annotated[
+        bool,
+        typer.Option(
+            "--failed",
+            help="Only failed task runs of train and dev tasks, with trajectories and check "
+            "details (the improvement step's input); holdout is never exported this way.",
+        ),
+    ] = False,
+    split: Annotated[
+        list[str] | None,
+        typer.Option("--split", help="With --failed: train, dev or train,dev (default both)."),
+    ] = None,
+    world: Annotated[
+        str | None, typer.Option("--world", help="With --failed: only this world's runs.")
+    ] = None,
     store: StoreOption = None,
 ) -> None:
-    """Export one row per finished task run: task, repeat, outcome, reward, score, axes, summary."""
+    """Export one row per finished task run: task, repeat, outcome, reward, score, axes, summary;
+    with --failed, the failed train and dev episodes in full."""
     from assay.runs.export import FORMATS, export_rows, write_csv, write_jsonl
     from assay.runs.store import open_store
 
+    if failed:
+        _export_failed(run_id, split, world, format, output, store)
+        return
+    if split or world:
+        raise UsageError(f"{'--split' if split else '--world'}: only with --failed")
+    if run_id is None:
+        raise UsageError("RUN: give a benchmark run id (or --failed for every run)")
     if format not in FORMATS:
         raise UsageError(f"--format: {format!r} is not one of {', '.join(FORMATS)}")
     if trajectories and format != "jsonl":
@@ -35,7 +65,30 @@ def export(
         run = records.benchmark_run(run_id)
         results = records.results(run.id, trajectories_too=trajectories)
     rows = export_rows(run.id, results, trajectories=trajectories)
-    write = write_jsonl if format == "jsonl" else write_csv
+    _write(write_jsonl if format == "jsonl" else write_csv, rows, output)
+
+
+def _export_failed(
+    run_id: str | None,
+    split: list[str] | None,
+    world: str | None,
+    format: str,
+    output: Path | None,
+    store: str | None,
+) -> None:
+    from assay.runs.episodes import failed_episodes, improvement_splits
+    from assay.runs.export import write_jsonl
+    from assay.runs.store import open_store
+
+    if format != "jsonl":
+        raise UsageError("--format: --failed exports jsonl only (trajectories do not fit CSV)")
+    chosen = improvement_splits(split)  # holdout is refused before the store is opened
+    with open_store(store) as records:
+        rows = failed_episodes(records, chosen, run_id=run_id, world=world)
+    _write(write_jsonl, rows, output)
+
+
+def _write(write: Callable[[Any, TextIO], None], rows: Any, output: Path | None) -> None:
     if output is None:
         write(rows, sys.stdout)
         return

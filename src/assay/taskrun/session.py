@@ -10,7 +10,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Callable
-from datetime import date
+from datetime import date, datetime
 from datetime import time as clock_time
 from decimal import Decimal
 from typing import Any
@@ -36,6 +36,7 @@ from assay.taskrun.operations import Operation, OperationLog
 from assay.taskrun.rollout import Rollout, RunError, Step, Termination
 from assay.taskrun.timelimit import ToolOverrun, ToolTimeLimit
 from assay.world.live import LiveWorld, World
+from assay.world.offline import offline
 from assay.world.tools import InvalidArguments, Tool
 
 
@@ -91,15 +92,7 @@ class Session:
         )
 
     def _briefing(self) -> Briefing:
-        spec = self.world.spec
-        role = spec.roles.get(self.task.role)
-        return Briefing(
-            world=spec.name,
-            world_description=spec.description or None,
-            role_description=(role.description or None) if role else None,
-            instructions=self.world.instructions.get(self.task.role),
-            now=self.live.now().isoformat().replace("+00:00", "Z"),
-        )
+        return briefing(self.world, self.task, self.live.now())
 
     def act(self, action: AnyAction | dict[str, Any]) -> Observation:
         """Carry out one action and return the next observation; InvalidAction if it is none."""
@@ -248,7 +241,7 @@ class Session:
                     message=FAILED_MESSAGE,
                 )
             ]
-        status, payload = self._execute(tool, values)
+        status, payload = self.execute_tool(tool, values)
         if operation:
             operation.happened, operation.outcome = True, (status, payload)
         if effect == "unknown":
@@ -274,12 +267,12 @@ class Session:
             ]
         return events
 
-    def _execute(self, tool: Tool, values: dict[str, Any]) -> tuple[str, Any]:
+    def execute_tool(self, tool: Tool, values: dict[str, Any]) -> tuple[str, Any]:
         """Run the tool; a ToolError undoes its database writes, anything else is a world failure,
         and so is running past `tool_timeout_s`."""
         limit = ToolTimeLimit(self.world.spec.tool_timeout_s, _interrupter(self.live.db))
         try:
-            with self.live.db.savepoint(), limit:
+            with self.live.db.savepoint(), limit, offline():
                 result = tool.fn(self.live, **values)
             return "OK", _plain(result, tool.name)
         except ToolOverrun as overrun:
@@ -308,7 +301,7 @@ class Session:
             note = "already carried out; this is its original result, not repeated"
             later: list[str] = []
         else:
-            status, payload = self._execute(self.world.tools[operation.tool], operation.args)
+            status, payload = self.execute_tool(self.world.tools[operation.tool], operation.args)
             operation.happened, operation.outcome, operation.status = (
                 True,
                 (status, payload),
@@ -326,6 +319,19 @@ class Session:
         self.rejected_attempts += 1
         self.live.record_action("call", name, args, "REJECTED")
         return [Event(type="tool_result", tool=name, status="REJECTED", code=code, message=message)]
+
+
+def briefing(world: World, task: TaskSpec, now: datetime) -> Briefing:
+    """Where an agent works: the world and its role described, its instructions, the time `now`."""
+    spec = world.spec
+    role = spec.roles.get(task.role)
+    return Briefing(
+        world=spec.name,
+        world_description=spec.description or None,
+        role_description=(role.description or None) if role else None,
+        instructions=world.instructions.get(task.role),
+        now=now.isoformat().replace("+00:00", "Z"),
+    )
 
 
 def _result_event(tool: str, status: str, payload: Any, operation_id: str | None) -> Event:

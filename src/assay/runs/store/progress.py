@@ -52,6 +52,7 @@ class Progress:
     """The store's methods for driven task runs; every write is one transaction."""
 
     def __init__(self, store: Store):
+        self.store = store
         self.engine = store.engine
         self._started_runs: set[str] = set()
         self._hot: Connection | None = None

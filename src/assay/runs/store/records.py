@@ -38,6 +38,7 @@ class RunRecord:
     created_at: str
     started_at: str | None
     finished_at: str | None
+    key_id: str | None = None  # the API key that created the run, if one did
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,8 @@ from assay.errors import UsageError
 from assay.runs.plan import PlannedRun
 from assay.runs.rows import TaskRow
 from assay.runs.stamps import now
+from assay.runs.store.builds import BuildRecords
+from assay.runs.store.keys import KeyRecords
 from assay.runs.store.location import Location, connect, locate
 from assay.runs.store.migrate import upgrade
 from assay.runs.store.records import (
@@ -54,7 +56,7 @@ def open_store(option: str | None = None) -> Store:
     return Store(engine, location)
 
 
-class Store(ValidationRecords):
+class Store(ValidationRecords, BuildRecords, KeyRecords):
     """Every write is one transaction: a task run is stored whole or not at all."""
 
     def __init__(self, engine: Engine, location: Location):
@@ -84,8 +86,10 @@ class Store(ValidationRecords):
         planned: Sequence[PlannedRun],
         splits: Mapping[str, str],
         scored: bool = False,
+        key_id: str | None = None,
     ) -> None:
-        """A benchmark run in phase `created`, with a `created` row for each planned task run."""
+        """A benchmark run in phase `created`, with a `created` row for each planned task run;
+        `key_id`: the API key that created it (None: the operator key or the command line)."""
         created = now()
         with self.engine.begin() as connection:
             connection.execute(
@@ -102,6 +106,7 @@ class Store(ValidationRecords):
                     phase="created",
                     status="active",
                     created_at=created,
+                    key_id=key_id,
                 )
             )
             if planned:

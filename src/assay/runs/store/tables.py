@@ -17,7 +17,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
-HEAD = "0002"  # the newest migration; opening a store at this revision skips Alembic entirely
+HEAD = "0003"  # the newest migration; opening a store at this revision skips Alembic entirely
 
 Json = JSON()  # plain json on PostgreSQL too: the text is kept as serialised, keys in order
 Stamp = String(32)  # ISO-8601 UTC text, the form the JSON carries; it sorts as time does
@@ -46,6 +46,7 @@ benchmark_runs = Table(
     Column("finished_at", Stamp),
     Column("token_hash", String(64)),
     Column("token_expires_at", Stamp),
+    Column("key_id", String(64)),  # the API key that created the run; None for the operator's
     Index("ix_benchmark_runs_created_at", "created_at"),
     Index("ix_benchmark_runs_token_hash", "token_hash", unique=True),
 )
@@ -137,4 +138,32 @@ task_run_actions = Table(
     ),
     Column("seq", Integer, primary_key=True),
     Column("action", Json, nullable=False),
+)
+
+builds = Table(
+    "builds",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("world", String(200), nullable=False),
+    Column("version", String(100), nullable=False),
+    Column("model", Text, nullable=False),
+    Column("prompt_hash", String(64), nullable=False),
+    Column("published", Integer, nullable=False),
+    Column("rejected", Integer, nullable=False),
+    Column("record", Json, nullable=False),
+    Column("created_at", Stamp, nullable=False),
+    Index("ix_builds_world", "world", "created_at"),
+)
+
+api_keys = Table(
+    "api_keys",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("scope", String(16), nullable=False),
+    Column("key_hash", String(64), nullable=False),
+    Column("created_at", Stamp, nullable=False),
+    Column("expires_at", Stamp),
+    Column("revoked_at", Stamp),
+    Index("ix_api_keys_key_hash", "key_hash", unique=True),
 )

@@ -101,7 +101,7 @@ class ModelAgent:
                     **self.options.request_options(),
                 )
         except Exception as error:  # the SDK has already retried what can be retried
-            raise AgentFailure(f"model provider failed: {_provider_error(error)}") from None
+            raise AgentFailure(f"model provider failed: {provider_error(error)}") from None
         finally:
             self.usage.model_calls += 1
             self.usage.model_latency_s += time.perf_counter() - started
@@ -172,7 +172,7 @@ def _assistant(message: Any, calls: list[Any]) -> dict[str, Any]:
     return sent
 
 
-def _provider_error(error: Exception) -> str:
+def provider_error(error: Exception) -> str:
     status = getattr(error, "status_code", None)
     text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
     return f"{status} {text}" if status else f"{type(error).__name__}: {text}"

@@ -1,0 +1,88 @@
+"""API keys in the records store: kept only as hashes, with their scope, expiry and revocation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine, insert, select, update
+
+from assay.runs.stamps import now
+from assay.runs.store.tables import api_keys
+
+
+@dataclass(frozen=True)
+class KeyRecord:
+    id: str
+    name: str
+    scope: str
+    created_at: str
+    expires_at: str | None
+    revoked_at: str | None
+
+    def state(self, moment: str) -> str:
+        """active, expired or revoked at `moment` (an ISO-8601 UTC stamp)."""
+        if self.revoked_at is not None:
+            return "revoked"
+        if self.expires_at is not None and self.expires_at <= moment:
+            return "expired"
+        return "active"
+
+    def as_json(self, moment: str) -> dict[str, Any]:
+        return {**vars(self), "state": self.state(moment)}
+
+
+class KeyRecords:
+    engine: Engine
+
+    def create_key(
+        self, key_id: str, name: str, scope: str, key_hash: str, expires_at: str | None
+    ) -> KeyRecord:
+        values = {
+            "id": key_id,
+            "name": name,
+            "scope": scope,
+            "key_hash": key_hash,
+            "created_at": now(),
+            "expires_at": expires_at,
+            "revoked_at": None,
+        }
+        with self.engine.begin() as connection:
+            connection.execute(insert(api_keys).values(**values))
+        values.pop("key_hash")
+        return KeyRecord(**values)
+
+    def key_of_hash(self, key_hash: str) -> KeyRecord | None:
+        with self.engine.connect() as connection:
+            row = connection.execute(
+                select(api_keys).where(api_keys.c.key_hash == key_hash)
+            ).first()
+        return None if row is None else _record(row)
+
+    def api_keys(self) -> list[KeyRecord]:
+        with self.engine.connect() as connection:
+            rows = connection.execute(select(api_keys).order_by(api_keys.c.created_at)).all()
+        return [_record(row) for row in rows]
+
+    def revoke_key(self, key_id: str) -> KeyRecord | None:
+        """Revoke the key with that id; None when there is no such key."""
+        key = next((key for key in self.api_keys() if key.id == key_id), None)
+        if key is None:
+            return None
+        if key.revoked_at is None:
+            with self.engine.begin() as connection:
+                connection.execute(
+                    update(api_keys).where(api_keys.c.id == key.id).values(revoked_at=now())
+                )
+        return next(k for k in self.api_keys() if k.id == key.id)
+
+
+def _record(row: Any) -> KeyRecord:
+    return KeyRecord(
+        id=row.id,
+        name=row.name,
+        scope=row.scope,
+        created_at=row.created_at,
+        expires_at=row.expires_at,
+        revoked_at=row.revoked_at,
+    )
