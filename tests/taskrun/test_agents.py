@@ -105,6 +105,19 @@ def test_replay_repeats_a_trajectory_exactly(desk, tmp_path):
         agent_factory(f"replay:{saved}")(desk.tasks["held"])
 
 
+def test_replay_leaves_out_attempts_refused_as_no_action(tmp_path):
+    from assay.taskrun.agents.resolve import replayed
+
+    saved = tmp_path / "t.json"
+    steps = [
+        {"turn": 0, "events": [], "action": {"invalid": "{oops"}},
+        {"turn": 1, "events": [], "action": {"say": "hi"}},
+        {"turn": 2, "events": [], "action": None},
+    ]
+    saved.write_text(json.dumps({"trajectory": {"task_id": "basic", "steps": steps}}))
+    assert replayed(saved) == ("basic", [{"say": "hi"}])
+
+
 def test_replay_of_a_file_that_is_not_a_trajectory(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{}")

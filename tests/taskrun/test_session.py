@@ -110,6 +110,29 @@ def test_rejected_attempts_say_why(desk):
     assert result.summary.rejected_attempts == 3
 
 
+def test_what_is_no_action_is_a_rejected_attempt_that_takes_a_turn(desk):
+    with assay.open(desk, "basic") as run:
+        seen = run.session.reject("{not json", "the action is not JSON")
+        assert (seen.turn, seen.done) == (1, False)
+        assert events(seen) == [
+            {
+                "type": "notice",
+                "status": "REJECTED",
+                "code": "invalid_action",
+                "message": "the action is not JSON",
+            }
+        ]
+        rows = actions(run)
+        for _ in range(4):
+            last = run.session.reject("?", "no")
+        result = run.grade()
+    assert [(r["turn"], r["kind"], r["status"]) for r in rows] == [(1, "invalid", "REJECTED")]
+    assert json.loads(rows[0]["args"]) == {"text": "{not json"}
+    assert last.done is True
+    assert (result.summary.termination, result.summary.rejected_attempts) == ("max_turns", 5)
+    assert result.trajectory["steps"][0]["action"] == {"invalid": "{not json"}
+
+
 def test_a_tool_error_is_not_a_rejection_and_undoes_its_writes(desk):
     with assay.open(desk, "basic") as run:
         seen = events(run.call("add_then_refuse", text="kept?"))[0]

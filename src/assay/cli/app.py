@@ -10,6 +10,7 @@ from assay.cli import baseline, keys, scaffold
 from assay.cli import build as build_command
 from assay.cli import export as export_command
 from assay.cli import mcp as mcp_command
+from assay.cli import openenv as openenv_command
 from assay.cli import run as run_command
 from assay.cli import runs as runs_command
 from assay.cli import serve as serve_command
@@ -27,6 +28,7 @@ app = typer.Typer(
 app.command("run")(run_command.run)
 app.command("serve")(serve_command.serve)
 app.command("mcp")(mcp_command.mcp)
+app.command("openenv")(openenv_command.openenv)
 app.command("runs")(runs_command.runs)
 app.command("show")(show_command.show)
 app.command("export")(export_command.export)

@@ -70,8 +70,7 @@ class Session:
             time.monotonic() + task.time_limit_s if task.time_limit_s is not None else None
         )
         if problem is not None:
-            self.error = RunError(side="world", message=problem)
-            self.end("world_error", [notice(f"the world failed: {problem}")])
+            self.fail_world(problem)
 
     @property
     def done(self) -> bool:
@@ -102,17 +101,36 @@ class Session:
             raise SessionOver(f"task run already ended ({self.termination})")
         if self.timed_out():
             return self.end("timeout")
-        self.steps.append(Step(turn=self.turn, events=self._events, action=action_json(action)))
-        self.turn += 1
-        self.live.turn = self.turn
-        self.live.clock.advance()
+        self._next_turn(action_json(action))
         try:
             events = self._apply(action)
         except EnvironmentFailure as failure:
-            self.error = RunError(side="world", message=str(failure))
-            return self.end("world_error", [notice(f"the world failed: {failure}")])
+            return self.fail_world(str(failure))
         if isinstance(action, Finish):
             return self.end("finished", events)
+        return self._after_turn(events)
+
+    def reject(self, text: str, message: str) -> Observation:
+        """Count something that is not an action (not JSON, not one of call, say or finish) as a
+        rejected attempt: the agent sees why, and it takes a turn, so a string of them still ends
+        at `max_turns`."""
+        if self.done:
+            raise SessionOver(f"task run already ended ({self.termination})")
+        if self.timed_out():
+            return self.end("timeout")
+        self._next_turn({"invalid": text})
+        self.rejected_attempts += 1
+        self.live.record_action("invalid", None, {"text": text}, "REJECTED")
+        refused = Event(type="notice", status="REJECTED", code="invalid_action", message=message)
+        return self._after_turn([refused])
+
+    def _next_turn(self, action: dict[str, Any]) -> None:
+        self.steps.append(Step(turn=self.turn, events=self._events, action=action))
+        self.turn += 1
+        self.live.turn = self.turn
+        self.live.clock.advance()
+
+    def _after_turn(self, events: list[Event]) -> Observation:
         events += [customer_message(text) for text in self.customer.changes_at(f"turn:{self.turn}")]
         if self.turn >= self.task.max_turns:
             return self.end("max_turns", events)
@@ -131,6 +149,13 @@ class Session:
     def fail_agent(self, message: str) -> Observation:
         self.error = RunError(side="agent", message=message)
         return self.end("agent_error")
+
+    def fail_world(self, message: str) -> Observation:
+        """The world failed (a tool's bug, an observation too large to hand over): not scored.
+        A task run that has already ended keeps its ending."""
+        if not self.done:
+            self.error = RunError(side="world", message=message)
+        return self.end("world_error", [notice(f"the world failed: {message}")])
 
     def timed_out(self) -> bool:
         return self._deadline is not None and time.monotonic() > self._deadline

@@ -170,6 +170,20 @@ class Store(ValidationRecords, BuildRecords, KeyRecords):
                 .values(status="cancelled")
             )
 
+    def count_task_runs(self, run_id: str) -> None:
+        """Set a run's task and task-run counts from the task runs it holds: an open-ended run
+        (an RL environment's, which draws its tasks as it goes) plans none in advance."""
+        held = task_runs.c.benchmark_run_id == run_id
+        with self.engine.begin() as connection:
+            tasks, runs = connection.execute(
+                select(func.count(func.distinct(task_runs.c.task_id)), func.count()).where(held)
+            ).one()
+            connection.execute(
+                update(benchmark_runs)
+                .where(benchmark_runs.c.id == run_id)
+                .values(tasks=tasks, task_runs=runs)
+            )
+
     def benchmark_run(self, run_id: str, parameter: str = "RUN") -> RunRecord:
         """The run with this id, or the only one whose id starts with it; UnknownRun otherwise."""
         with self.engine.connect() as connection:

@@ -99,7 +99,12 @@ def replayed(path: Path) -> tuple[str, list[dict[str, Any]]]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         trajectory = data.get("trajectory", data)
-        actions = [step["action"] for step in trajectory["steps"] if step.get("action") is not None]
+        # an attempt refused as no action at all (`{"invalid": text}`) changed nothing to replay
+        actions = [
+            step["action"]
+            for step in trajectory["steps"]
+            if step.get("action") is not None and "invalid" not in step["action"]
+        ]
         return str(trajectory["task_id"]), actions
     except OSError as error:
         raise UsageError(f"--agent: cannot read {path}: {error.strerror}") from None

@@ -1,0 +1,56 @@
+"""`assay openenv`: a world served to OpenEnv clients, each reset a fresh task run."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from assay.cli.options import TaskOption, WorldArgument
+from assay.errors import UsageError
+
+HOST = "127.0.0.1"  # loopback only: the server has no authentication
+
+
+def openenv(
+    world: WorldArgument,
+    task: TaskOption = None,
+    split: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--split", help="Draw tasks from train, dev or holdout; repeatable (default: train)."
+        ),
+    ] = None,
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
+    max_sessions: Annotated[
+        int, typer.Option(min=1, help="Client sessions at once, each with its own task run.")
+    ] = 16,
+    include_withdrawn: Annotated[
+        bool,
+        typer.Option("--include-withdrawn", help="Also serve tasks whose last validation failed."),
+    ] = False,
+) -> None:
+    """Serve a world through OpenEnv (openenv-core): reset starts a task run, step takes one action."""
+    try:
+        import uvicorn
+
+        from assay.openenv.server import openenv_app
+    except ImportError:
+        raise UsageError("openenv: needs the openenv extra; pip install 'assay[openenv]'") from None
+    from assay.rl.pool import TaskPool
+
+    pool = TaskPool.open(
+        world,
+        task,
+        split,
+        include_withdrawn=include_withdrawn,
+        agent="openenv",
+        names=("--task", "--split"),
+    )
+    try:
+        app = openenv_app(pool, max_sessions)
+        tasks = ", ".join(task.id for task in pool.tasks)
+        typer.echo(f"serving {world} (tasks: {tasks}) on http://{HOST}:{port}", err=True)
+        uvicorn.run(app, host=HOST, port=port, log_level="warning", access_log=False)
+    finally:
+        pool.close()
