@@ -20,7 +20,6 @@ from assay.runs.aggregate import Figures, aggregate
 from assay.runs.plan import DEFAULT_SPLITS, new_id, plan, select_tasks
 from assay.runs.run import always_scored
 from assay.runs.store import RunRecord
-from assay.runs.store.progress import TaskRunRef
 from assay.trust.withdrawn import withdrawn_among
 
 FINISHED = ("completed", "cancelled")
@@ -59,10 +58,6 @@ def create_run(context: Context, caller: Caller, body: CreateRun) -> RunCreated:
         scored=scored,
         key_id=caller.key_id,
     )
-    for position, run in enumerate(planned):
-        context.moved(
-            TaskRunRef(run.id, run_id, run.task_id, run.repeat, position, "created", "active")
-        )
     token, expires = context.auth.issue(run_id)
     return RunCreated(
         benchmark_run_id=run_id,
@@ -138,10 +133,10 @@ def view_run(context: Context, caller: Caller, run_id: str) -> BenchmarkRunOut:
 
 def finish_if_done(context: Context, run_id: str) -> None:
     """Count a task run of the run as finished; the run completes itself when that was the last."""
-    if context.finished_one(run_id):
+    if context.all_finished(run_id):
         record = context.store.benchmark_run(run_id)
         if record.phase not in FINISHED:
-            _finish(context, record, "completed")
+            _finish(context, record, "completed")  # once, whichever server gets there first
 
 
 def cancel_run(context: Context, caller: Caller, run_id: str) -> BenchmarkRunOut:

@@ -43,8 +43,6 @@ class Context:
         self.auth = auth
         self.flying: dict[str, Flying] = {}
         self._runs: dict[str, RunInfo] = {}
-        self._unfinished: dict[str, int] = {}
-        self._refs: dict[str, TaskRunRef] = {}
         self._owners: dict[str, str] = {}
 
     @classmethod
@@ -97,31 +95,33 @@ class Context:
         return info
 
     def task_run(self, caller: Caller, task_run_id: str) -> TaskRunRef:
-        """The task run, if the caller may see it; 404 otherwise."""
-        ref = self._refs.get(task_run_id)
-        if ref is None:
-            ref = self.progress.task_run(task_run_id)
-            if ref is not None and ref.phase != "completed":
-                self._refs[ref.id] = ref
+        """The task run as the store has it now (another server may have moved it), if the caller
+        may see it; 404 otherwise."""
+        ref = self.progress.task_run(task_run_id)
         if ref is None or not self.may_see(caller, ref.benchmark_run_id):
             raise not_found("task run", task_run_id)
+        if ref.phase == "completed":
+            self.drop(ref.id)
         return ref
 
-    def moved(self, ref: TaskRunRef) -> None:
-        """What this process knows of a task run's phase; finished ones are read from the store."""
-        if ref.phase == "completed":
-            self._refs.pop(ref.id, None)
-        else:
-            self._refs[ref.id] = ref
+    def drop(self, task_run_id: str) -> None:
+        """Forget a task run's session in this process (it finished, or it went stale)."""
+        flying = self.flying.pop(task_run_id, None)
+        if flying is not None:
+            flying.session.live.close()
 
     def in_flight(self, ref: TaskRunRef) -> Flying:
         """The started task run's session, rebuilt by replaying its recorded actions if this process
-        has not seen it (after a restart)."""
+        has not seen it (after a restart, or when another server started it) or has fallen behind
+        the store (another server acted on it since)."""
         if ref.phase == "created":
             raise ApiError(409, "not_started", f"task run {ref.id} has not been started")
         if ref.phase == "completed":
             raise ApiError(409, "completed", f"task run {ref.id} is already completed")
         flying = self.flying.get(ref.id)
+        if flying is not None and self.progress.action_count(ref.id) != flying.recorded:
+            self.drop(ref.id)
+            flying = None
         if flying is None:
             info = self.run_info(ref.benchmark_run_id)
             session = Session(info.benchmark.world, info.benchmark.tasks[ref.task_id])
@@ -132,11 +132,8 @@ class Context:
             self.flying[ref.id] = flying
         return flying
 
-    def finished_one(self, run_id: str) -> bool:
-        """Count one more finished task run of the run; True when it was the last."""
-        left = self._unfinished.get(run_id)
-        if left is None:
-            total, done = self.progress.count_finished(run_id)
-            left = total - done + 1  # the store already counts the one that just finished
-        self._unfinished[run_id] = left - 1
-        return left - 1 <= 0
+    def all_finished(self, run_id: str) -> bool:
+        """Whether every task run of the run has finished, counted in the store after this
+        server's own write: of several servers, the last to finish one sees them all."""
+        total, done = self.progress.count_finished(run_id)
+        return done >= total

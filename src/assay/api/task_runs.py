@@ -3,8 +3,6 @@ a restarted server rebuilds a task run's world by replaying them."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from assay.api.auth import Caller
 from assay.api.benchmark_runs import finish_if_done
 from assay.api.context import Context, Flying
@@ -37,7 +35,6 @@ def start(context: Context, caller: Caller, task_run_id: str) -> Observation:
         session.live.close()
         raise ApiError(409, "already_started", f"task run {task_run_id} was already started")
     context.flying[ref.id] = Flying(session)
-    context.moved(replace(ref, phase="started", status="active"))
     return session.observe()
 
 
@@ -51,7 +48,13 @@ def act(context: Context, caller: Caller, task_run_id: str, body: Act) -> Observ
         )
     action = body.action()
     observation = session.act(action)
-    context.progress.record_action(ref.id, flying.recorded, action)
+    if not context.progress.record_action(ref.id, flying.recorded, action):
+        context.drop(ref.id)  # this copy took an action the store refused: it is stale now
+        raise ApiError(
+            409,
+            "conflict",
+            f"another request acted on task run {ref.id} first; read it again and retry",
+        )
     flying.recorded += 1
     rejected = [event for event in observation.events if event.status == "REJECTED"]
     if rejected:
@@ -89,7 +92,6 @@ def cancel_task_run(
         raise ApiError(409, "completed", f"task run {task_run_id} is already completed")
     if ref.phase == "created":
         context.progress.cancel_unstarted(ref.id)
-        context.moved(replace(ref, phase="completed", status="cancelled"))
     else:
         flying = context.in_flight(ref)
         flying.session.end("cancelled")
@@ -154,8 +156,9 @@ def _close(
     finally:
         flying.session.live.close()
         context.flying.pop(ref.id, None)
-    check_ids = context.store.save_task_run(ref.benchmark_run_id, result, first=True)
-    context.moved(replace(ref, phase="completed", status=result.status))
+    check_ids = context.store.save_task_run(ref.benchmark_run_id, result, first=True, claim=True)
+    if check_ids is None:
+        raise ApiError(409, "completed", f"task run {ref.id} is already completed")
     if finish_run:
         finish_if_done(context, ref.benchmark_run_id)
     return completion(result, check_ids, hide=info.scored or bool(hide))

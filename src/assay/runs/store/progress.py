@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, bindparam, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
 
 from assay.runs.stamps import now
 from assay.runs.store.repository import Store
@@ -100,13 +101,26 @@ class Progress:
                 self._started_runs.add(ref.benchmark_run_id)
         return bool(moved)
 
-    def record_action(self, task_run_id: str, seq: int, action: dict[str, Any]) -> None:
-        """Keep one action; it is on disk before the agent sees what it did."""
+    def record_action(self, task_run_id: str, seq: int, action: dict[str, Any]) -> bool:
+        """Keep one action; it is on disk before the agent sees what it did. False when the task
+        run already holds an action at `seq` (another server acted first)."""
+        connection = self.hot
+        try:
+            with connection.begin():
+                connection.execute(
+                    RECORD_ACTION, {"task_run_id": task_run_id, "seq": seq, "action": action}
+                )
+        except IntegrityError:
+            return False
+        return True
+
+    def action_count(self, task_run_id: str) -> int:
+        """How many actions of the task run are stored (read on the connection that writes them)."""
         connection = self.hot
         with connection.begin():
-            connection.execute(
-                RECORD_ACTION, {"task_run_id": task_run_id, "seq": seq, "action": action}
-            )
+            return connection.execute(
+                select(func.count()).where(task_run_actions.c.task_run_id == task_run_id)
+            ).scalar_one()
 
     def actions(self, task_run_id: str) -> list[dict[str, Any]]:
         with self.engine.connect() as connection:

@@ -149,12 +149,16 @@ class Store(ValidationRecords, BuildRecords, KeyRecords):
 
     def finish_benchmark_run(
         self, run_id: str, *, phase: str, status: str, figures: dict[str, Any] | None
-    ) -> None:
-        """Phase `completed` or `cancelled` with the run's figures; unfinished task runs are cancelled."""
+    ) -> bool:
+        """Phase `completed` or `cancelled` with the run's figures; unfinished task runs are
+        cancelled. Only once: False when the run had already finished (another server did it)."""
         with self.engine.begin() as connection:
-            connection.execute(
+            moved = connection.execute(
                 update(benchmark_runs)
-                .where(benchmark_runs.c.id == run_id)
+                .where(
+                    benchmark_runs.c.id == run_id,
+                    benchmark_runs.c.phase.not_in(("completed", "cancelled")),
+                )
                 .values(
                     phase=phase,
                     status=status,
@@ -163,12 +167,15 @@ class Store(ValidationRecords, BuildRecords, KeyRecords):
                     score=None if figures is None else figures["score"],
                     verdict=None if figures is None else figures["verdict"],
                 )
-            )
+            ).rowcount
+            if not moved:
+                return False
             connection.execute(
                 update(task_runs)
                 .where(task_runs.c.benchmark_run_id == run_id, UNFINISHED)
                 .values(status="cancelled")
             )
+        return True
 
     def count_task_runs(self, run_id: str) -> None:
         """Set a run's task and task-run counts from the task runs it holds: an open-ended run
@@ -248,10 +255,12 @@ class Store(ValidationRecords, BuildRecords, KeyRecords):
             )
 
     def save_task_run(
-        self, run_id: str, result: TaskRunResult, *, first: bool = False
-    ) -> list[str]:
+        self, run_id: str, result: TaskRunResult, *, first: bool = False, claim: bool = False
+    ) -> list[str] | None:
         """Store a finished task run whole, with its check runs and trajectory, replacing any before
-        (`first` says there is none); the ids its check runs got, in order."""
+        (`first` says there is none); the ids its check runs got, in order. With `claim`, only a
+        planned task run that has not finished is stored, and None says another finished it first
+        (two API servers completing the same task run)."""
         parts = split_result(result)
         values = {
             "phase": "completed",
@@ -268,12 +277,13 @@ class Store(ValidationRecords, BuildRecords, KeyRecords):
             "finished_at": now(),
         }
         checks = check_values(result.id, parts["checks"], (_check_id() for _ in parts["checks"]))
+        where = [task_runs.c.id == result.id, task_runs.c.benchmark_run_id == run_id]
         with self.engine.begin() as connection:
             updated = connection.execute(
-                update(task_runs)
-                .where(task_runs.c.id == result.id, task_runs.c.benchmark_run_id == run_id)
-                .values(**values)
+                update(task_runs).where(*where, *([UNFINISHED] if claim else [])).values(**values)
             ).rowcount
+            if not updated and claim:
+                return None
             if not updated:
                 position = connection.execute(
                     select(func.count()).where(task_runs.c.benchmark_run_id == run_id)
