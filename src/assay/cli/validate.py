@@ -74,12 +74,11 @@ def _list(
     store: ValidationStore,
 ) -> None:
     from assay.cli.trust_view import print_states
-    from assay.spec.load import read_world
-    from assay.trust.withdrawn import world_states
+    from assay.trust.withdrawn import world_spec, world_states
 
     states = world_states(world, task_ids, store)
     if as_json:
         typer.echo(json.dumps({"tasks": [state.model_dump(mode="json") for state in states]}))
     else:
-        spec = read_world(world)
+        spec = world_spec(world)
         print_states(f"{spec.name}@{spec.version}", states)

@@ -31,7 +31,7 @@ COLOURS = {
 FACTS = {
     "identical_resets": "The world resets to an identical state",
     "controlled_clock": "The clock is controlled: times come only from the world clock",
-    "no_network": "Tools have no network",
+    "no_network": "No network from tools or the sandbox",
 }
 
 

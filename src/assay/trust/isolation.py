@@ -40,8 +40,9 @@ class Fact(BaseModel):
 def isolation_facts(benchmark: Benchmark) -> list[Fact]:
     world = benchmark.world
     if world.sandbox is not None:
-        why = "not measured: a container-format dataset's tasks each run in a sandbox of their own"
-        return [Fact(name=name, held=None, measured=why) for name in FactName.__args__]  # type: ignore[attr-defined]
+        from assay.trust.sandbox_facts import sandbox_facts
+
+        return sandbox_facts(world)
     solved = [task for task in world.tasks.values() if task.solution is not None]
     return [
         identical_resets(benchmark, solved[:1]),

@@ -14,9 +14,17 @@ from assay.spec.files import read_toml, shown
 from assay.spec.load import read_world, task_files
 from assay.spec.task import TaskSpec
 from assay.spec.world import WorldSpec
-from assay.trust.fingerprint import Fingerprint, changed_files, fingerprint, world_files
+from assay.trust.fingerprint import (
+    SANDBOX_TASK_FILE,
+    Fingerprint,
+    changed_files,
+    fingerprint,
+    world_files,
+)
 from assay.trust.store import ValidationStore, default_store
 from assay.world.live import World
+from assay.world.load import load_world_tolerant
+from assay.world.sandbox.dataset import is_sandbox_world
 
 Standing = Literal["validated", "withdrawn", "unvalidated"]
 
@@ -53,18 +61,38 @@ def world_states(
     """Each task file of a world (or the named ones) with its standing; reads files only, so a
     task that does not load is listed too."""
     root = Path(path)
-    spec = read_world(root)
-    files = task_files(root)
-    unknown = [task_id for task_id in task_ids if task_id not in {f.stem for f in files}]
+    spec, files = _task_files(root)
+    unknown = [task_id for task_id in task_ids if task_id not in files]
     if unknown:
-        names = ", ".join(file.stem for file in files) or "none"
+        names = ", ".join(files) or "none"
         raise UsageError(
             f"--task: unknown task {unknown[0]!r} in world {spec.name} (tasks: {names})"
         )
     chosen = [
-        (file.stem, file, _split(file)) for file in files if not task_ids or file.stem in task_ids
+        (task_id, file, _split(file))
+        for task_id, file in files.items()
+        if not task_ids or task_id in task_ids
     ]
     return _states(root, spec, chosen, store)
+
+
+def world_spec(path: str | Path) -> WorldSpec:
+    """A world's spec; a container-format dataset's is the one its loader makes."""
+    root = Path(path)
+    return read_world(root) if not is_sandbox_world(root) else load_world_tolerant(root)[0].spec
+
+
+def _task_files(root: Path) -> tuple[WorldSpec, dict[str, Path]]:
+    """The world's spec and each task's file by task id; a container-format dataset's tasks are
+    directories holding task.toml."""
+    if not is_sandbox_world(root):
+        return read_world(root), {file.stem: file for file in task_files(root)}
+    world, rejected = load_world_tolerant(root)
+    files = dict(world.task_files)
+    for task_id in rejected:
+        folder = root if (root / SANDBOX_TASK_FILE).is_file() else root / task_id
+        files[task_id] = folder / SANDBOX_TASK_FILE
+    return world.spec, dict(sorted(files.items()))
 
 
 def withdrawn_chosen(
