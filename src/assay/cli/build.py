@@ -14,7 +14,7 @@ from rich.table import Table
 from assay.cli.options import JsonOption, StoreOption, WorldArgument
 
 if TYPE_CHECKING:
-    from assay.trust.build.build import BuildRecord
+    from assay.trust.drafting.build import BuildRecord
 
 console = Console(highlight=False)
 
@@ -51,7 +51,7 @@ def build(
     from assay.errors import UsageError
     from assay.runs.store import open_store
     from assay.taskrun.agents.model import ModelOptions
-    from assay.trust.build.build import build_tasks
+    from assay.trust.drafting.build import build_tasks
 
     if split not in ("train", "dev", "holdout"):
         raise UsageError(f"--split: {split!r} is not train, dev or holdout")

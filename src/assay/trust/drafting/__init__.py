@@ -1,0 +1,1 @@
+"""Build a world's tasks with a model: drafts in, only the drafts every proof passes published."""

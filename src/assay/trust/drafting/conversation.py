@@ -1,0 +1,91 @@
+"""The build's conversation with the model: it answers with `submit_task` calls, to the first
+request and to each repair request."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from assay.errors import UsageError
+from assay.taskrun.agents.model import ModelOptions, Usage, make_client, provider_error
+from assay.trust.drafting.prompt import SUBMIT_TASK
+
+
+class ModelFailed(UsageError):
+    """The model provider failed after its retries: the build stops, nothing half-published."""
+
+
+class Drafting:
+    """One conversation: `ask()` sends it and returns the TOML texts the model submitted."""
+
+    def __init__(self, model: str, messages: list[dict[str, Any]], options: ModelOptions):
+        self.model = model
+        self.options = options
+        self.client = make_client(options)
+        self.messages = list(messages)
+        self.usage = Usage()
+
+    def ask(self) -> list[str]:
+        """The model's next reply, as the drafts of its submit_task calls (in order)."""
+        message = self._reply()
+        calls = list(message.tool_calls or [])
+        sent: dict[str, Any] = {"role": "assistant", "content": message.content}
+        if calls:
+            sent["tool_calls"] = [
+                {
+                    "id": call.id,
+                    "type": "function",
+                    "function": {"name": call.function.name, "arguments": call.function.arguments},
+                }
+                for call in calls
+            ]
+        self.messages.append(sent)
+        drafts = []
+        for call in calls:
+            text, answer = _draft_of(call)
+            if text is not None:
+                drafts.append(text)
+                answer = f"received as draft {len(drafts)} of this reply"
+            self.messages.append({"role": "tool", "tool_call_id": call.id, "content": answer})
+        return drafts
+
+    def tell(self, text: str) -> None:
+        self.messages.append({"role": "user", "content": text})
+
+    def _reply(self) -> Any:
+        started = time.perf_counter()
+        try:
+            response = self.client.chat.completions.create(
+                model=self.model,
+                messages=self.messages,
+                tools=[SUBMIT_TASK],
+                **self.options.request_options(),
+            )
+        except Exception as error:  # the SDK has already retried what can be retried
+            raise ModelFailed(
+                f"--model: the model provider failed: {provider_error(error)}"
+            ) from None
+        finally:
+            self.usage.model_calls += 1
+            self.usage.model_latency_s += time.perf_counter() - started
+        if response.usage is not None:
+            self.usage.prompt_tokens += response.usage.prompt_tokens or 0
+            self.usage.completion_tokens += response.usage.completion_tokens or 0
+        if not response.choices:
+            raise ModelFailed("--model: the model provider sent a reply with no choices")
+        return response.choices[0].message
+
+
+def _draft_of(call: Any) -> tuple[str | None, str]:
+    """The TOML a submit_task call carries, or None and what was wrong with the call."""
+    if call.function.name != SUBMIT_TASK["function"]["name"]:
+        return None, f"refused: there is no tool {call.function.name!r}; call submit_task"
+    try:
+        arguments = json.loads(call.function.arguments or "{}")
+    except ValueError:
+        return None, 'refused: the arguments are not JSON; send {"toml": "..."}'
+    text = arguments.get("toml") if isinstance(arguments, dict) else None
+    if not isinstance(text, str) or not text.strip():
+        return None, "refused: submit_task needs `toml`, the task file's text"
+    return text, ""
