@@ -8,6 +8,7 @@ import typer
 
 from assay.cli import baseline, keys, scaffold
 from assay.cli import build as build_command
+from assay.cli import compare as compare_command
 from assay.cli import export as export_command
 from assay.cli import mcp as mcp_command
 from assay.cli import run as run_command
@@ -30,6 +31,7 @@ app.command("mcp")(mcp_command.mcp)
 app.command("runs")(runs_command.runs)
 app.command("show")(show_command.show)
 app.command("export")(export_command.export)
+app.command("compare")(compare_command.compare)
 app.command("validate")(validate_command.validate)
 app.command("build")(build_command.build)
 app.command("world")(world_command.world)
