@@ -11,6 +11,7 @@ from assay.cli import build as build_command
 from assay.cli import compare as compare_command
 from assay.cli import export as export_command
 from assay.cli import mcp as mcp_command
+from assay.cli import report as report_command
 from assay.cli import run as run_command
 from assay.cli import runs as runs_command
 from assay.cli import serve as serve_command
@@ -32,6 +33,7 @@ app.command("runs")(runs_command.runs)
 app.command("show")(show_command.show)
 app.command("export")(export_command.export)
 app.command("compare")(compare_command.compare)
+app.command("report")(report_command.report)
 app.command("validate")(validate_command.validate)
 app.command("build")(build_command.build)
 app.command("world")(world_command.world)

@@ -1,0 +1,122 @@
+"""`assay report`: stored runs as one self-contained HTML file showing the store's figures."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from reportkit import expected_fields, shown_fields
+from worldkit import SHOP
+
+TASKS = ("refund-double-charge", "update-address", "cancel-unshipped-order")
+
+
+def recorded(assay, agent: str, *options: str) -> dict:
+    tasks = [item for task in TASKS for item in ("--task", task)]
+    ran = assay("run", SHOP, "--agent", agent, *tasks, *options, "--json")
+    assert ran.code == 0, ran.err
+    return json.loads(ran.out)
+
+
+def test_a_report_of_two_runs_shows_their_figures_and_comparison(assay, tmp_path):
+    good = recorded(assay, "reference", "--repeats", "2")
+    bad = recorded(assay, "noop")
+    a, b = good["benchmark_run"]["id"], bad["benchmark_run"]["id"]
+    ran = assay("report", a, b[:10], "--out", "both.html")
+    assert ran.code == 0, ran.err
+    assert ran.err.startswith("wrote both.html (")
+    html = (tmp_path / "both.html").read_text()
+    shown = shown_fields(html)
+    for outcome in (good, bad):
+        run = outcome["benchmark_run"]
+        fields = shown[run["id"]]
+        for name, value in expected_fields(run).items():
+            assert fields[name] == value, (run["id"], name)
+    # the comparison: B − A over the three tasks, the paired test's figures as `assay compare` gives
+    compared = json.loads(assay("compare", a, b, "--json").out)
+    test = compared["test"]
+    top = shown[""]
+    assert top["mean_difference"] == f"{test['mean_difference']:+.3f}"
+    assert top["p_value"] == f"{test['p_value']:.4f}"
+    assert top["compare-verdict"] == "significant regression"
+    # the grid: one cell per task run, coloured by its outcome
+    for outcome in (good, bad):
+        for result in outcome["task_runs"]:
+            assert f'data-task-run="{result["id"]}" data-outcome="{result["outcome"]}"' in html
+    # every failed check of the noop run, with its details
+    for result in bad["task_runs"]:
+        for check in result["checks"]:
+            if not check["passed"]:
+                assert _escaped(check["details"]) in html
+
+
+def test_the_file_stands_alone(assay, tmp_path):
+    run = recorded(assay, "reference")["benchmark_run"]["id"]
+    assert assay("report", run, "--out", "one.html").code == 0
+    html = (tmp_path / "one.html").read_text()
+    assert "<script" not in html
+    assert not re.search(r"""(src|href)=["'](https?:)?//""", html)
+    assert "<link" not in html
+    assert "default-src 'none'" in html  # a browser may fetch nothing for it
+    assert html.count("<svg") == 2  # pass@k over k, scores per axis: drawn by matplotlib
+    assert "Created with Matplotlib" in html or "matplotlib" in html.lower()
+
+
+def test_each_task_run_has_its_trajectory_step_by_step(assay, tmp_path):
+    outcome = recorded(assay, "reference")
+    assert assay("report", outcome["benchmark_run"]["id"], "--out", "r.html").code == 0
+    html = (tmp_path / "r.html").read_text()
+    for result in outcome["task_runs"]:
+        steps = result["trajectory"]["steps"]
+        start = html.index(f'<details class="task-run" id="{result["id"]}"')
+        end = html.find('<details class="task-run"', start + 1)
+        section = html[start : end if end > 0 else None]
+        assert f'data-steps="{len(steps)}"' in section
+        first = steps[0]["action"]["call"]
+        assert f"call {first['tool']}(" in section
+
+
+def test_a_scored_run_shows_no_details_or_evidence_unless_revealed(assay, tmp_path):
+    run_id = recorded(assay, "noop", "--scored")["benchmark_run"]["id"]
+    outcome = json.loads(assay("show", run_id, "--json", "--reveal").out)
+    failed = [c for r in outcome["task_runs"] for c in r["checks"] if not c["passed"]]
+    assert failed
+    assert assay("report", run_id, "--out", "scored.html").code == 0
+    html = (tmp_path / "scored.html").read_text()
+    assert "every check's details and evidence are withheld" in html
+    for check in failed:
+        assert _escaped(check["name"]) in html
+        assert _escaped(check["details"]) not in html
+    assert '"query"' not in html and "&#34;query&#34;" not in html
+    assert assay("report", run_id, "--reveal", "--out", "revealed.html").code == 0
+    revealed = (tmp_path / "revealed.html").read_text()
+    assert all(_escaped(check["details"]) in revealed for check in failed)
+
+
+def test_bad_input_is_one_line(assay, tmp_path):
+    run = recorded(assay, "reference")["benchmark_run"]["id"]
+    missing = assay("report", "br_nope", "--out", "x.html")
+    assert missing.code == 2
+    assert missing.err.startswith("error: RUN: no benchmark run 'br_nope'")
+    assert len(missing.err.strip().splitlines()) == 1
+    nowhere = assay("report", run, "--out", "no/such/dir/r.html")
+    assert nowhere.code == 2
+    assert nowhere.err.strip() == (
+        "error: --out: cannot write no/such/dir/r.html: No such file or directory"
+    )
+    assert not (tmp_path / "x.html").exists()
+
+
+def test_without_the_report_extra_it_says_what_to_install(assay, monkeypatch):
+    import assay.report.requirements as requirements
+
+    monkeypatch.setattr(requirements, "find_spec", lambda name: None if name == "matplotlib" else 1)
+    ran = assay("report", "br_any")
+    assert ran.code == 2
+    assert ran.err.strip() == "error: assay report needs matplotlib: pip install 'assay[report]'"
+
+
+def _escaped(text: str) -> str:
+    from markupsafe import escape
+
+    return str(escape(text))
