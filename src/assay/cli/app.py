@@ -17,6 +17,7 @@ from assay.cli import runs as runs_command
 from assay.cli import serve as serve_command
 from assay.cli import show as show_command
 from assay.cli import validate as validate_command
+from assay.cli import view as view_command
 from assay.cli import world as world_command
 
 app = typer.Typer(
@@ -34,6 +35,7 @@ app.command("show")(show_command.show)
 app.command("export")(export_command.export)
 app.command("compare")(compare_command.compare)
 app.command("report")(report_command.report)
+app.command("view")(view_command.view)
 app.command("validate")(validate_command.validate)
 app.command("build")(build_command.build)
 app.command("world")(world_command.world)

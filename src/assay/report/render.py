@@ -102,4 +102,3 @@ def _markup() -> Callable[[str], Any]:
     from markupsafe import Markup
 
     return Markup
-
