@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from reportkit import expected_fields, shown_fields
 from worldkit import SHOP
 
@@ -107,13 +108,26 @@ def test_bad_input_is_one_line(assay, tmp_path):
     assert not (tmp_path / "x.html").exists()
 
 
-def test_without_the_report_extra_it_says_what_to_install(assay, monkeypatch):
+@pytest.mark.parametrize("command", [("report", "br_any"), ("view",)])
+def test_without_the_report_extra_it_says_what_to_install(assay, monkeypatch, command):
     import assay.report.requirements as requirements
 
     monkeypatch.setattr(requirements, "find_spec", lambda name: None if name == "matplotlib" else 1)
-    ran = assay("report", "br_any")
+    ran = assay(*command)
     assert ran.code == 2
-    assert ran.err.strip() == "error: assay report needs matplotlib: pip install 'assay[report]'"
+    assert ran.err.strip() == (
+        f"error: assay {command[0]} needs matplotlib: pip install 'assay[report]'"
+    )
+
+
+@pytest.mark.parametrize("command", [("report", "br_any"), ("view",), ("compare", "a", "b")])
+def test_a_bad_store_is_one_line(assay, command):
+    ran = assay(*command, "--store", "mysql://somewhere/db")
+    assert ran.code == 2
+    assert ran.err.strip() == (
+        "error: --store: unsupported database 'mysql'; "
+        "use sqlite:///FILE or postgresql+psycopg://USER@HOST:PORT/DB"
+    )
 
 
 def _escaped(text: str) -> str:
