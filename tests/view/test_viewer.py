@@ -163,3 +163,18 @@ def test_the_api_mounts_the_viewer_for_the_operator_key_alone(recorded):
         assert not any(
             path.startswith("/view") for path in api.get("/openapi.json").json()["paths"]
         )
+
+
+def test_without_the_report_extra_the_api_says_what_to_install(recorded, monkeypatch):
+    import assay.report.requirements as requirements
+    from assay.api import open_api
+
+    monkeypatch.setattr(requirements, "find_spec", lambda name: None if name == "jinja2" else 1)
+    app, _ = open_api([SHOP], store=recorded.store, operator_key=OPERATOR_KEY)
+    with TestClient(app) as api:
+        response = api.get("/view/runs/anything", headers=OPERATOR)
+    assert response.status_code == 501
+    assert response.json()["error"] == {
+        "code": "viewer_unavailable",
+        "message": "the web viewer needs jinja2 and matplotlib: pip install 'assay[report]'",
+    }

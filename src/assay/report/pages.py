@@ -37,16 +37,7 @@ class RunPage:
     grid: list[GridRow]
     repeats: list[int]
     failures: list[Failure]
-    charts: dict[str, str]
-
-    @property
-    def hidden(self) -> bool:
-        """A scored run shown without its check details and evidence."""
-        return self.run.scored_run and all(
-            check.details is None and check.evidence is None
-            for result in self.task_runs
-            for check in result.checks
-        )
+    charts: dict[str, str]  # name → an <svg> element
 
 
 def load_run_page(store: Store, run_id: str, *, reveal: bool = False) -> RunPage:
