@@ -7,23 +7,29 @@ import re
 
 import pytest
 from reportkit import expected_fields, shown_fields
-from worldkit import SHOP
+from viewkit import record_runs
 
-TASKS = ("refund-double-charge", "update-address", "cancel-unshipped-order")
-
-
-def recorded(assay, agent: str, *options: str) -> dict:
-    tasks = [item for task in TASKS for item in ("--task", task)]
-    ran = assay("run", SHOP, "--agent", agent, *tasks, *options, "--json")
-    assert ran.code == 0, ran.err
-    return json.loads(ran.out)
+from assay.runs.record import load_outcome
+from assay.runs.store import open_store
 
 
-def test_a_report_of_two_runs_shows_their_figures_and_comparison(assay, tmp_path):
-    good = recorded(assay, "reference", "--repeats", "2")
-    bad = recorded(assay, "noop")
-    a, b = good["benchmark_run"]["id"], bad["benchmark_run"]["id"]
-    ran = assay("report", a, b[:10], "--out", "both.html")
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """The reference agent (two repeats), noop, and noop as a scored run, in a store of their own."""
+    return record_runs(tmp_path_factory.mktemp("report"))
+
+
+def stored(runs, run_id: str) -> dict:
+    """The run as the store gives it: whole, trajectories and all."""
+    with open_store(runs.store) as store:
+        return load_outcome(store, run_id, trajectories=True, reveal=True).as_json()
+
+
+def test_a_report_of_two_runs_shows_their_figures_and_comparison(assay, runs, tmp_path):
+    good, bad = stored(runs, runs.reference), stored(runs, runs.noop)
+    ran = assay(
+        "report", runs.reference, runs.noop[:10], "--out", "both.html", "--store", runs.store
+    )
     assert ran.code == 0, ran.err
     assert ran.err.startswith("wrote both.html (")
     html = (tmp_path / "both.html").read_text()
@@ -33,8 +39,10 @@ def test_a_report_of_two_runs_shows_their_figures_and_comparison(assay, tmp_path
         fields = shown[run["id"]]
         for name, value in expected_fields(run).items():
             assert fields[name] == value, (run["id"], name)
-    # the comparison: B − A over the three tasks, the paired test's figures as `assay compare` gives
-    compared = json.loads(assay("compare", a, b, "--json").out)
+    # the comparison: B − A over the tasks, the paired test's figures as `assay compare` gives them
+    compared = json.loads(
+        assay("compare", runs.reference, runs.noop, "--json", "--store", runs.store).out
+    )
     test = compared["test"]
     top = shown[""]
     assert top["mean_difference"] == f"{test['mean_difference']:+.3f}"
@@ -51,9 +59,8 @@ def test_a_report_of_two_runs_shows_their_figures_and_comparison(assay, tmp_path
                 assert _escaped(check["details"]) in html
 
 
-def test_the_file_stands_alone(assay, tmp_path):
-    run = recorded(assay, "reference")["benchmark_run"]["id"]
-    assert assay("report", run, "--out", "one.html").code == 0
+def test_the_file_stands_alone(assay, runs, tmp_path):
+    assert assay("report", runs.reference, "--out", "one.html", "--store", runs.store).code == 0
     html = (tmp_path / "one.html").read_text()
     assert "<script" not in html
     assert not re.search(r"""(src|href)=["'](https?:)?//""", html)
@@ -63,9 +70,9 @@ def test_the_file_stands_alone(assay, tmp_path):
     assert "Created with Matplotlib" in html or "matplotlib" in html.lower()
 
 
-def test_each_task_run_has_its_trajectory_step_by_step(assay, tmp_path):
-    outcome = recorded(assay, "reference")
-    assert assay("report", outcome["benchmark_run"]["id"], "--out", "r.html").code == 0
+def test_each_task_run_has_its_trajectory_step_by_step(assay, runs, tmp_path):
+    outcome = stored(runs, runs.reference)
+    assert assay("report", runs.reference, "--out", "r.html", "--store", runs.store).code == 0
     html = (tmp_path / "r.html").read_text()
     for result in outcome["task_runs"]:
         steps = result["trajectory"]["steps"]
@@ -77,30 +84,31 @@ def test_each_task_run_has_its_trajectory_step_by_step(assay, tmp_path):
         assert f"call {first['tool']}(" in section
 
 
-def test_a_scored_run_shows_no_details_or_evidence_unless_revealed(assay, tmp_path):
-    run_id = recorded(assay, "noop", "--scored")["benchmark_run"]["id"]
-    outcome = json.loads(assay("show", run_id, "--json", "--reveal").out)
+def test_a_scored_run_shows_no_details_or_evidence_unless_revealed(assay, runs, tmp_path):
+    outcome = stored(runs, runs.scored)
     failed = [c for r in outcome["task_runs"] for c in r["checks"] if not c["passed"]]
     assert failed
-    assert assay("report", run_id, "--out", "scored.html").code == 0
+    assert assay("report", runs.scored, "--out", "scored.html", "--store", runs.store).code == 0
     html = (tmp_path / "scored.html").read_text()
     assert "every check's details and evidence are withheld" in html
     for check in failed:
         assert _escaped(check["name"]) in html
         assert _escaped(check["details"]) not in html
     assert '"query"' not in html and "&#34;query&#34;" not in html
-    assert assay("report", run_id, "--reveal", "--out", "revealed.html").code == 0
-    revealed = (tmp_path / "revealed.html").read_text()
-    assert all(_escaped(check["details"]) in revealed for check in failed)
+    revealed = assay(
+        "report", runs.scored, "--reveal", "--out", "revealed.html", "--store", runs.store
+    )
+    assert revealed.code == 0
+    text = (tmp_path / "revealed.html").read_text()
+    assert all(_escaped(check["details"]) in text for check in failed)
 
 
-def test_bad_input_is_one_line(assay, tmp_path):
-    run = recorded(assay, "reference")["benchmark_run"]["id"]
-    missing = assay("report", "br_nope", "--out", "x.html")
+def test_bad_input_is_one_line(assay, runs, tmp_path):
+    missing = assay("report", "br_nope", "--out", "x.html", "--store", runs.store)
     assert missing.code == 2
     assert missing.err.startswith("error: RUN: no benchmark run 'br_nope'")
     assert len(missing.err.strip().splitlines()) == 1
-    nowhere = assay("report", run, "--out", "no/such/dir/r.html")
+    nowhere = assay("report", runs.noop, "--out", "no/such/dir/r.html", "--store", runs.store)
     assert nowhere.code == 2
     assert nowhere.err.strip() == (
         "error: --out: cannot write no/such/dir/r.html: No such file or directory"
