@@ -9,6 +9,10 @@ BIN := $(VENV)/bin
 BWRAP := /usr/bin/bwrap
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
+# Reports and the viewer are tested in a real headless browser: Debian's chromium, driven by
+# Playwright (never `playwright install`: the system browser is the one used).
+CHROMIUM := /usr/bin/chromium
+
 $(BIN)/assay: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
@@ -19,6 +23,10 @@ $(BWRAP):
 	$(SUDO) apt-get update -qq
 	$(SUDO) apt-get install -y -qq bubblewrap
 
+$(CHROMIUM):
+	$(SUDO) apt-get update -qq
+	$(SUDO) apt-get install -y -qq chromium
+
 demo: $(BIN)/assay $(BWRAP)
 	$(BIN)/assay run worlds/shop --agent reference
 
@@ -26,7 +34,7 @@ lint: $(BIN)/assay
 	$(BIN)/ruff check src tests worlds bench examples
 	$(BIN)/ruff format --check src tests worlds bench examples
 
-test: lint $(BWRAP)
+test: lint $(BWRAP) $(CHROMIUM)
 	$(BIN)/pytest
 
 bench: $(BIN)/assay $(BWRAP)

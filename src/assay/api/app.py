@@ -13,7 +13,7 @@ from starlette.routing import Route
 from assay import __version__
 from assay.api import benchmark_runs, criterion_runs, task_runs
 from assay.api.context import Context
-from assay.api.dependencies import AnyKey, Anyone
+from assay.api.dependencies import OPERATOR_ONLY, AnyKey, Anyone
 from assay.api.errors import ErrorBody, error_response, install
 from assay.api.limits import DEFAULT_MAX_BODY_BYTES, BodyLimit
 from assay.api.models import (
@@ -156,6 +156,7 @@ def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -
     app.include_router(fhir_routes)
     app.include_router(voice_routes)
     app.include_router(portal_routes)
+    _mount_viewer(app, context)
     # each task run an MCP server over Streamable HTTP (`assay.mcp.http`), an ASGI app of its own
     app.router.routes.append(
         Route(MCP_PATH, mcp if mcp is not None else _no_mcp, methods=["GET", "POST", "DELETE"])
@@ -164,6 +165,19 @@ def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -
 
 
 MCP_PATH = "/v1/task-runs/{task_run_id}/mcp"
+VIEW_PATH = "/view"
+
+
+def _mount_viewer(app: FastAPI, context: Context) -> None:
+    """The web viewer at /view for the operator key, or 501 without `assay[report]`."""
+    from assay.report.requirements import missing
+
+    if missing():
+        app.router.routes.append(Route(VIEW_PATH + "{rest:path}", _no_viewer))
+        return
+    from assay.view import viewer_router
+
+    app.include_router(viewer_router(context.store), prefix=VIEW_PATH, dependencies=[OPERATOR_ONLY])
 
 
 def _mcp_mount(context: Context) -> Any:
@@ -173,6 +187,11 @@ def _mcp_mount(context: Context) -> Any:
     from assay.mcp.http import McpMount
 
     return McpMount(context)
+
+
+async def _no_viewer(_: Request) -> Response:
+    message = "the web viewer needs jinja2 and matplotlib: pip install 'assay[report]'"
+    return error_response(501, "viewer_unavailable", message)
 
 
 async def _no_mcp(_: Request) -> Response:

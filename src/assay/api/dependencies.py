@@ -43,3 +43,4 @@ Anyone = Annotated[Caller, Depends(_caller)]
 AnyKey = Annotated[Caller, Depends(_key)]  # any API key: a run token is refused
 Builder = Annotated[Caller, Depends(_builder)]
 Operator = Annotated[Caller, Depends(_operator)]
+OPERATOR_ONLY = Depends(_operator)  # for a router all of whose routes need the admin

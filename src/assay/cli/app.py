@@ -8,14 +8,17 @@ import typer
 
 from assay.cli import baseline, keys, scaffold
 from assay.cli import build as build_command
+from assay.cli import compare as compare_command
 from assay.cli import export as export_command
 from assay.cli import mcp as mcp_command
 from assay.cli import openenv as openenv_command
+from assay.cli import report as report_command
 from assay.cli import run as run_command
 from assay.cli import runs as runs_command
 from assay.cli import serve as serve_command
 from assay.cli import show as show_command
 from assay.cli import validate as validate_command
+from assay.cli import view as view_command
 from assay.cli import world as world_command
 
 app = typer.Typer(
@@ -32,6 +35,9 @@ app.command("openenv")(openenv_command.openenv)
 app.command("runs")(runs_command.runs)
 app.command("show")(show_command.show)
 app.command("export")(export_command.export)
+app.command("compare")(compare_command.compare)
+app.command("report")(report_command.report)
+app.command("view")(view_command.view)
 app.command("validate")(validate_command.validate)
 app.command("build")(build_command.build)
 app.command("world")(world_command.world)

@@ -209,11 +209,30 @@ class Store(ValidationRecords, BuildRecords, KeyRecords):
             raise UnknownRun(f"{parameter}: {run_id!r} matches several benchmark runs; give more")
         raise UnknownRun(f"{parameter}: no benchmark run {run_id!r} in {self.location.shown}")
 
-    def recent(self, limit: int = 20) -> list[RunRecord]:
-        """The newest benchmark runs first."""
+    def recent(
+        self,
+        limit: int = 20,
+        *,
+        world: str | None = None,
+        agent: str | None = None,
+        since: str | None = None,
+        before: str | None = None,
+    ) -> list[RunRecord]:
+        """The newest benchmark runs first; `world` and `agent` match exactly, `since` and `before`
+        bound the creation time (ISO text, `since` included)."""
+        where = []
+        if world:
+            where.append(benchmark_runs.c.world == world)
+        if agent:
+            where.append(benchmark_runs.c.agent == agent)
+        if since:
+            where.append(benchmark_runs.c.created_at >= since)
+        if before:
+            where.append(benchmark_runs.c.created_at < before)
         with self.engine.connect() as connection:
             rows = connection.execute(
                 select(benchmark_runs)
+                .where(*where)
                 .order_by(benchmark_runs.c.created_at.desc(), benchmark_runs.c.id.desc())
                 .limit(limit)
             ).all()

@@ -1,0 +1,171 @@
+"""The report file and the viewer in a real headless Chromium: the numbers shown are the store's,
+nothing is logged as an error, a report fetches nothing, and trajectories open step by step."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+from apikit import ASSAY
+from browserkit import chromium, missing, screenshot, viewer_server, watched_page
+from reportkit import expected_fields
+from viewkit import record_runs
+
+from assay.report.comparison import load_comparison
+from assay.runs.record import load_outcome
+from assay.runs.store import open_store
+
+if missing():
+    pytest.skip(f"no browser here: {missing()}", allow_module_level=True)
+
+VERIFIED_GREEN = "rgb(46, 125, 50)"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    return record_runs(tmp_path_factory.mktemp("browser"))
+
+
+def stored(recorded, run_id):
+    with open_store(recorded.store) as store:
+        return load_outcome(store, run_id, trajectories=True)
+
+
+def figures(recorded, run_id) -> dict:
+    return stored(recorded, run_id).benchmark_run.model_dump(mode="json")
+
+
+def assert_figures(page, run_id: str, run: dict) -> None:
+    section = page.locator(f'section[data-run="{run_id}"]')
+    for name, value in expected_fields(run).items():
+        assert section.locator(f'[data-field="{name}"]').inner_text().strip() == value, name
+
+
+def test_the_report_opens_offline_and_shows_the_store_s_numbers(browser, recorded, tmp_path):
+    out = tmp_path / "report.html"
+    ran = subprocess.run(
+        [ASSAY, "report", recorded.reference, recorded.noop, "--store", recorded.store],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr
+    url = out.as_uri()
+    with watched_page(browser, allowed=lambda u: u == url, offline=True) as watched:
+        page = watched.page
+        page.goto(url)
+        for run_id in (recorded.reference, recorded.noop):
+            assert_figures(page, run_id, figures(recorded, run_id))
+        with open_store(recorded.store) as store:
+            compared = load_comparison(store, recorded.reference, recorded.noop)
+        test = compared.comparison.test
+        comparison = page.locator("section.comparison")
+        assert comparison.locator('[data-field="p_value"]').inner_text() == f"{test.p_value:.4f}"
+        shown_difference = comparison.locator('[data-field="mean_difference"]').inner_text()
+        assert shown_difference == f"{test.mean_difference:+.3f}"
+        assert page.locator("section.run svg").count() == 4  # pass@k and axes, per run
+
+        outcome = stored(recorded, recorded.reference)
+        cells = page.locator(f'section[data-run="{recorded.reference}"] td.cell')
+        assert cells.count() == len(outcome.task_runs)
+        colour = cells.first.evaluate("cell => getComputedStyle(cell).backgroundColor")
+        assert colour == VERIFIED_GREEN
+
+        result = outcome.task_runs[0]
+        steps = result.trajectory["steps"]
+        task_run = page.locator(f'details.task-run[id="{result.id}"]')
+        step_summaries = task_run.locator("details.step > summary")
+        assert not step_summaries.first.is_visible()
+        task_run.locator("> summary").click()
+        assert step_summaries.count() == len(steps)
+        assert all(step_summaries.nth(i).is_visible() for i in range(len(steps)))
+        assert step_summaries.first.inner_text().startswith("turn 0 · call ")
+        first_event = steps[0]["events"][0]["text"]
+        event = task_run.locator("details.step").first.locator(".event").first
+        assert not event.is_visible()
+        step_summaries.first.click()
+        assert event.is_visible()
+        assert first_event in event.inner_text()
+        screenshot(page, "report")
+        assert watched.errors == []
+        assert watched.requests == []  # nothing fetched but the file itself
+
+
+@pytest.fixture(scope="module")
+def viewer(recorded):
+    with viewer_server(recorded.store) as base:
+        yield base
+
+
+@pytest.fixture
+def watched(browser, viewer):
+    with watched_page(browser, allowed=lambda url: url.startswith(viewer)) as page:
+        yield page
+    assert page.errors == []
+    assert page.requests == []
+
+
+def test_the_viewer_lists_and_filters_runs(watched, viewer, recorded):
+    page = watched.page
+    page.goto(viewer + "/")
+    rows = page.locator("table.runs tr[data-run]")
+    listed = [rows.nth(i).get_attribute("data-run") for i in range(rows.count())]
+    assert listed == [recorded.scored, recorded.noop, recorded.reference]
+    screenshot(page, "viewer-runs")
+    page.fill('input[name="agent"]', "reference")
+    page.click("form.filters button")
+    page.wait_for_url("**/?*agent=reference*")
+    assert page.locator("table.runs tr[data-run]").count() == 1
+
+
+def test_the_viewer_s_run_page_shows_the_store_s_numbers(watched, viewer, recorded):
+    page = watched.page
+    page.goto(viewer + "/")
+    page.click(f'a[href="/runs/{recorded.reference}"]')
+    page.wait_for_url(f"**/runs/{recorded.reference}")
+    assert_figures(page, recorded.reference, figures(recorded, recorded.reference))
+    screenshot(page, "viewer-run")
+
+
+def test_the_viewer_s_task_run_page_shows_steps_and_evidence(watched, viewer, recorded):
+    page = watched.page
+    outcome = stored(recorded, recorded.noop)
+    result = next(r for r in outcome.task_runs if not r.passed)
+    page.goto(f"{viewer}/runs/{recorded.noop}")
+    page.click(f'td.cell[data-task-run="{result.id}"] a')
+    page.wait_for_url(f"**/task-runs/{result.id}")
+    assert page.locator("details.step").count() == len(result.trajectory["steps"])
+    first = result.trajectory["steps"][0]["events"][0]["text"]
+    event = page.locator("details.step .event").first
+    assert event.is_visible()  # steps are open on a task run's own page
+    assert first in event.inner_text()
+    failed = next(check for check in result.checks if not check.passed)
+    row = page.locator("tr.check.failed").first
+    assert failed.details in row.inner_text()
+    assert json.loads(row.locator("pre").inner_text()) == failed.evidence
+    screenshot(page, "viewer-task-run")
+
+
+def test_the_viewer_compares_two_runs_picked_from_the_list(watched, viewer, recorded):
+    page = watched.page
+    page.goto(viewer + "/")
+    page.check(f'input[name="a"][value="{recorded.reference}"]')
+    page.check(f'input[name="b"][value="{recorded.noop}"]')
+    page.click("text=Compare B with A")
+    page.wait_for_url("**/compare?*")
+    with open_store(recorded.store) as store:
+        compared = load_comparison(store, recorded.reference, recorded.noop)
+    shown = page.locator('[data-field="p_value"]').inner_text()
+    assert shown == f"{compared.comparison.test.p_value:.4f}"
+    verdict = page.locator('[data-field="compare-verdict"]').inner_text()
+    assert verdict == "significant regression"
+    screenshot(page, "viewer-compare")
