@@ -6,8 +6,7 @@ own process) does not pay for the whole of it.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from assay.lazy import lazy_names
 
 _EXPORTS = {
     "assay.taskrun.actions": [
@@ -27,13 +26,4 @@ _EXPORTS = {
     "assay.taskrun.rollout": ["Rollout", "RunError", "Termination"],
     "assay.taskrun.session": ["Session", "SessionOver"],
 }
-_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
-
-__all__ = sorted(_MODULE_OF)
-
-
-def __getattr__(name: str) -> Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__all__, __getattr__ = lazy_names(__name__, _EXPORTS)

@@ -5,8 +5,7 @@ Names are imported on first use: the agent's own process (`child`) needs none of
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from assay.lazy import lazy_names
 
 _EXPORTS = {
     "assay.taskrun.agents.base": ["Agent", "BoundedAgent", "OutOfTime"],
@@ -23,13 +22,4 @@ _EXPORTS = {
     ],
     "assay.taskrun.agents.scripted": ["ActionsAgent", "ScriptedAgent"],
 }
-_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
-
-__all__ = sorted(_MODULE_OF)
-
-
-def __getattr__(name: str) -> Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__all__, __getattr__ = lazy_names(__name__, _EXPORTS)

@@ -115,7 +115,7 @@ class ModelAgent:
     def _actions(self, message: Any) -> dict[str, Any]:
         """The reply as actions: the first now, the rest queued; text alone is said."""
         calls = list(message.tool_calls or [])
-        self.messages.append(_assistant(message, calls))
+        self.messages.append(assistant_message(message, calls))
         if not calls:
             return {"say": message.content or ""}
         actions = []
@@ -158,7 +158,8 @@ def _arguments(text: str | None) -> Any:
     return value if isinstance(value, dict) else {RAW_ARGUMENTS: text}
 
 
-def _assistant(message: Any, calls: list[Any]) -> dict[str, Any]:
+def assistant_message(message: Any, calls: list[Any]) -> dict[str, Any]:
+    """The model's reply as the conversation keeps it, with its tool calls."""
     sent: dict[str, Any] = {"role": "assistant", "content": message.content}
     if calls:
         sent["tool_calls"] = [

@@ -8,7 +8,13 @@ import time
 from typing import Any
 
 from assay.errors import UsageError
-from assay.taskrun.agents.model import ModelOptions, Usage, make_client, provider_error
+from assay.taskrun.agents.model import (
+    ModelOptions,
+    Usage,
+    assistant_message,
+    make_client,
+    provider_error,
+)
 from assay.trust.drafting.prompt import SUBMIT_TASK
 
 
@@ -30,17 +36,7 @@ class Drafting:
         """The model's next reply, as the drafts of its submit_task calls (in order)."""
         message = self._reply()
         calls = list(message.tool_calls or [])
-        sent: dict[str, Any] = {"role": "assistant", "content": message.content}
-        if calls:
-            sent["tool_calls"] = [
-                {
-                    "id": call.id,
-                    "type": "function",
-                    "function": {"name": call.function.name, "arguments": call.function.arguments},
-                }
-                for call in calls
-            ]
-        self.messages.append(sent)
+        self.messages.append(assistant_message(message, calls))
         drafts = []
         for call in calls:
             text, answer = _draft_of(call)
