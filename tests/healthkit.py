@@ -272,3 +272,68 @@ def tool_results(result) -> list[dict]:
         for event in step["events"]
         if event.get("type") == "tool_result"
     ]
+
+
+HL7_WORLD = """
+name = "interface"
+version = "1"
+clock = "2026-03-02T09:00:00Z"
+
+[database]
+schema = "schema.sql"
+
+[services.hl7]
+kind = "hl7"
+inbox = ["data/hl7/inbox/*.hl7"]
+version = "2.5.1"
+
+[roles.clerk]
+tools = ["hl7_send", "hl7_inbox"]
+"""
+
+ORU = (
+    "MSH|^~\\&|LAB|GEN|EHR|GEN|20260302080000||ORU^R01|LAB0001|P|2.5.1\n"
+    "PID|1||MRN0042^^^GEN^MR||Okafor^Chidi\n"
+    "OBR|1||R1|80053^CMP^CPT\n"
+    "OBX|1|NM|2345-7^Glucose^LN||182|mg/dL|70-99|H|||F\n"
+)
+
+HL7_TASK = """
+title = "Register the walk-in"
+role = "clerk"
+
+[customer]
+request = "Send the ADT^A04 for Chidi Okafor, MRN0042, born 1977-05-14, an emergency walk-in."
+
+[[checks]]
+name = "ADT^A04 sent for the walk-in"
+assert = "hl7-structural"
+correlate_by = { "MSH.9.1" = "ADT", "MSH.9.2" = "A04", "PID.3.1" = "MRN0042" }
+fields = [
+  { path = "PID.5.1", expected = "Okafor" },
+  { path = "PID-5.2", expected = "Chidi" },
+  { path = "PID.7", expected = "19770514" },
+  { path = "PV1.2", expected = "E" },
+]
+count = 1
+"""
+
+A04 = "\r".join(
+    [
+        "MSH|^~\\&|ASSAY|ER|EHR|GEN|20260302090000||ADT^A04^ADT_A01|MSG0001|P|2.5.1",
+        "EVN|A04|20260302090000",
+        "PID|1||MRN0042^^^GEN^MR||Okafor^Chidi^E||19770514|M",
+        "PV1|1|E|ER^01^A",
+    ]
+)
+
+
+def write_hl7_world(root: Path) -> Path:
+    """A world whose one service is an HL7 interface with one result in its inbox."""
+    (root / "tasks").mkdir(parents=True)
+    (root / "data" / "hl7" / "inbox").mkdir(parents=True)
+    (root / "world.toml").write_text(textwrap.dedent(HL7_WORLD), encoding="utf-8")
+    (root / "schema.sql").write_text("CREATE TABLE notes (id INTEGER PRIMARY KEY);\n")
+    (root / "data" / "hl7" / "inbox" / "oru.hl7").write_text(ORU, encoding="utf-8")
+    (root / "tasks" / "walk-in.toml").write_text(textwrap.dedent(HL7_TASK), encoding="utf-8")
+    return root

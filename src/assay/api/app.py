@@ -29,6 +29,7 @@ from assay.api.models import (
     TaskRunOut,
 )
 from assay.api.routes_fhir import router as fhir_routes
+from assay.api.routes_hl7 import router as hl7_routes
 from assay.api.routes_keys import router as key_routes
 from assay.api.routes_portal import router as portal_routes
 from assay.api.routes_voice import router as voice_routes
@@ -156,6 +157,7 @@ def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -
     app.include_router(fhir_routes)
     app.include_router(voice_routes)
     app.include_router(portal_routes)
+    app.include_router(hl7_routes)
     # each task run an MCP server over Streamable HTTP (`assay.mcp.http`), an ASGI app of its own
     app.router.routes.append(
         Route(MCP_PATH, mcp if mcp is not None else _no_mcp, methods=["GET", "POST", "DELETE"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from assay.api.auth import Auth, Caller
 from assay.api.catalog import Catalog
@@ -46,6 +47,10 @@ class Context:
         self._unfinished: dict[str, int] = {}
         self._refs: dict[str, TaskRunRef] = {}
         self._owners: dict[str, str] = {}
+        # Protocol listeners when served (`assay serve --mllp/--sftp-port`): the MLLP listeners
+        # opened per run, and the SFTP server's URL.
+        self.mllp: Any = None
+        self.sftp_url: str | None = None
 
     @classmethod
     def open(cls, catalog: Catalog, store: Store, operator_key: str, token_ttl_s: float) -> Context:

@@ -27,10 +27,13 @@ def open_api(
     operator_key: str | None = None,
     token_ttl_s: float = DAY_S,
     max_body_bytes: int | None = None,
+    mllp_port: int | None = None,
 ) -> tuple[FastAPI, str]:
     """The app and its operator key (from the argument, ASSAY_API_KEY, or made up now).
 
     max_body_bytes: the largest request body (default ASSAY_MAX_BODY_BYTES, else 1 MiB).
+    mllp_port: serve HL7 over MLLP, each benchmark run on its own port from this one up (0: any
+    free port).
     """
     key = operator_key or os.environ.get(KEY_ENVIRONMENT) or new_key()
     if not (key.isascii() and key.isprintable()):  # it travels in a header: ASCII or no match
@@ -38,6 +41,10 @@ def open_api(
         raise UsageError(f"{where}: the operator key must be printable ASCII")
     limit = _body_limit(max_body_bytes)
     context = Context.open(Catalog(worlds), open_store(store), key, token_ttl_s)
+    if mllp_port is not None:
+        from assay.api.mllp import MllpListeners  # python-hl7 comes with assay[health]
+
+        context.mllp = MllpListeners(context, mllp_port)
     return create_app(context, limit), key
 
 

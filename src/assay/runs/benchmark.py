@@ -104,6 +104,7 @@ def unknown_check_names(
 # kind of check → (service kind it reads, module, function compiling its paths)
 TYPED_CHECKS = {
     "fhir-resource-state": ("fhir", "assay.verify.healthcare.fhir", "compile_fhir_check"),
+    "hl7-structural": ("hl7", "assay.verify.healthcare.hl7", "compile_hl7_check"),
     "portal-state-match": ("portal", "assay.verify.healthcare.portal", "compile_portal_check"),
     "voice-transcript": ("voice", "assay.verify.healthcare.voice", "compile_voice_check"),
 }

@@ -203,6 +203,18 @@ class VoiceTranscriptCheck(CheckBase):
         return self
 
 
+class Hl7StructuralCheck(CheckBase):
+    """An outbound HL7 v2 message the interface accepted (AA), chosen by `correlate_by`, has the
+    expected values at HL7 paths (`PID.5.1`, `OBX[2].5`)."""
+
+    kind: Literal["hl7-structural"] = Field(alias="assert")
+    correlate_by: dict[str, Scalar] = {}
+    fields: list[FieldItem] = []
+    count: int | None = Field(None, ge=0)
+    valid: bool | None = None
+    service: str | None = None
+
+
 class JudgeCheck(CheckBase):
     """Opt-in: a model reads the agent's final output (and named query results) against a rubric.
     Marked `judged` everywhere; state checks stay the default and the recommended way."""
@@ -213,7 +225,12 @@ class JudgeCheck(CheckBase):
     queries: dict[str, str] = {}  # name → one SELECT on the final state, shown to the judge
 
 
-HEALTHCARE_CHECKS = ("fhir-resource-state", "portal-state-match", "voice-transcript")
+HEALTHCARE_CHECKS = (
+    "fhir-resource-state",
+    "hl7-structural",
+    "portal-state-match",
+    "voice-transcript",
+)
 
 
 class OtherCheck(CheckBase):
@@ -243,6 +260,7 @@ Check = Annotated[
     | Annotated[ScriptCheck, Tag("<script>")]
     | Annotated[JudgeCheck, Tag("<judge>")]
     | Annotated[FhirResourceStateCheck, Tag("<fhir-resource-state>")]
+    | Annotated[Hl7StructuralCheck, Tag("<hl7-structural>")]
     | Annotated[PortalStateMatchCheck, Tag("<portal-state-match>")]
     | Annotated[VoiceTranscriptCheck, Tag("<voice-transcript>")]
     | Annotated[OtherCheck, Tag("<other>")],

@@ -19,6 +19,7 @@ RUNNERS: dict[str, tuple[str, str]] = {
     "script": ("assay.verify.script", "run_script_check"),
     "judge": ("assay.verify.judge", "run_judge_check"),
     "fhir-resource-state": ("assay.verify.healthcare.fhir", "run_fhir_check"),
+    "hl7-structural": ("assay.verify.healthcare.hl7", "run_hl7_check"),
     "portal-state-match": ("assay.verify.healthcare.portal", "run_portal_check"),
     "voice-transcript": ("assay.verify.healthcare.voice", "run_voice_check"),
 }
