@@ -337,3 +337,62 @@ def write_hl7_world(root: Path) -> Path:
     (root / "data" / "hl7" / "inbox" / "oru.hl7").write_text(ORU, encoding="utf-8")
     (root / "tasks" / "walk-in.toml").write_text(textwrap.dedent(HL7_TASK), encoding="utf-8")
     return root
+
+
+FILES_WORLD = """
+name = "dropbox"
+version = "1"
+clock = "2026-03-02T09:00:00Z"
+
+[database]
+schema = "schema.sql"
+
+[services.sftp]
+kind = "files"
+seed = { "inbox/" = "data/files/inbox" }
+writable = ["outbound/**", "archive/**"]
+max_file_bytes = 2000
+
+[roles.clerk]
+tools = ["files_list", "files_read", "files_write", "files_move", "files_delete"]
+"""
+
+ROSTER_TASK = """
+title = "Export the roster"
+role = "clerk"
+
+[customer]
+request = "Export today's roster as outbound/roster/2026-03-02.csv (member_id, copay)."
+
+[[checks]]
+name = "Roster exported"
+assert = "sftp-file-present"
+glob = "outbound/roster/2026-03-02*.csv"
+format = "csv"
+fields = [
+  { path = "rows[member_id=W123456789].copay", expected = 25 },
+  { path = "$count(rows)", expected = 2 },
+]
+count = 1
+
+[[checks]]
+name = "Referral archived, not deleted"
+assert = "sftp-file-present"
+path = "archive/R-17.txt"
+format = "text"
+fields = [{ path = "$text", op = "contains", expected = "cardiology" }]
+"""
+
+ROSTER = "member_id,copay\nW123456789,25\nW555000111,40\n"
+
+
+def write_files_world(root: Path) -> Path:
+    """A world whose one service is a file tree with a referral in its inbox."""
+    (root / "tasks").mkdir(parents=True)
+    (root / "data" / "files" / "inbox" / "referrals").mkdir(parents=True)
+    (root / "world.toml").write_text(textwrap.dedent(FILES_WORLD), encoding="utf-8")
+    (root / "schema.sql").write_text("CREATE TABLE notes (id INTEGER PRIMARY KEY);\n")
+    referral = root / "data" / "files" / "inbox" / "referrals" / "R-17.txt"
+    referral.write_text("Referral R-17: Chidi Okafor to cardiology.\n", encoding="utf-8")
+    (root / "tasks" / "roster.toml").write_text(textwrap.dedent(ROSTER_TASK), encoding="utf-8")
+    return root

@@ -106,6 +106,7 @@ TYPED_CHECKS = {
     "fhir-resource-state": ("fhir", "assay.verify.healthcare.fhir", "compile_fhir_check"),
     "hl7-structural": ("hl7", "assay.verify.healthcare.hl7", "compile_hl7_check"),
     "portal-state-match": ("portal", "assay.verify.healthcare.portal", "compile_portal_check"),
+    "sftp-file-present": ("files", "assay.verify.healthcare.files", "compile_files_check"),
     "voice-transcript": ("voice", "assay.verify.healthcare.voice", "compile_voice_check"),
 }
 

@@ -215,6 +215,19 @@ class Hl7StructuralCheck(CheckBase):
     service: str | None = None
 
 
+class SftpFilePresentCheck(CheckBase):
+    """At least one file of the shared tree matches a glob, read by `format`, with the expected
+    fields; by default it must have been written during the task run."""
+
+    kind: Literal["sftp-file-present"] = Field(alias="assert")
+    path: str = Field(min_length=1, validation_alias=AliasChoices("path", "glob", "path_pattern"))
+    format: Literal["json", "csv", "hl7", "x12", "text"] | None = None
+    fields: list[FieldItem] = []
+    count: int | None = Field(None, ge=0)
+    changed: bool = True
+    service: str | None = None
+
+
 class JudgeCheck(CheckBase):
     """Opt-in: a model reads the agent's final output (and named query results) against a rubric.
     Marked `judged` everywhere; state checks stay the default and the recommended way."""
@@ -229,6 +242,7 @@ HEALTHCARE_CHECKS = (
     "fhir-resource-state",
     "hl7-structural",
     "portal-state-match",
+    "sftp-file-present",
     "voice-transcript",
 )
 
@@ -262,6 +276,7 @@ Check = Annotated[
     | Annotated[FhirResourceStateCheck, Tag("<fhir-resource-state>")]
     | Annotated[Hl7StructuralCheck, Tag("<hl7-structural>")]
     | Annotated[PortalStateMatchCheck, Tag("<portal-state-match>")]
+    | Annotated[SftpFilePresentCheck, Tag("<sftp-file-present>")]
     | Annotated[VoiceTranscriptCheck, Tag("<voice-transcript>")]
     | Annotated[OtherCheck, Tag("<other>")],
     Discriminator(_check_tag),

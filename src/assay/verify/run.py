@@ -21,6 +21,7 @@ RUNNERS: dict[str, tuple[str, str]] = {
     "fhir-resource-state": ("assay.verify.healthcare.fhir", "run_fhir_check"),
     "hl7-structural": ("assay.verify.healthcare.hl7", "run_hl7_check"),
     "portal-state-match": ("assay.verify.healthcare.portal", "run_portal_check"),
+    "sftp-file-present": ("assay.verify.healthcare.files", "run_files_check"),
     "voice-transcript": ("assay.verify.healthcare.voice", "run_voice_check"),
 }
 _loaded: dict[str, Callable[[Any, VerifyContext], CheckRun]] = {}
