@@ -37,6 +37,7 @@ from assay.api.routes_keys import router as key_routes
 from assay.api.routes_portal import router as portal_routes
 from assay.api.routes_voice import router as voice_routes
 from assay.api.routes_worlds import router as world_routes
+from assay.api.routes_x12 import router as x12_routes
 from assay.taskrun.observation import Observation
 
 
@@ -172,6 +173,7 @@ def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -
     app.include_router(portal_routes)
     app.include_router(hl7_routes)
     app.include_router(files_routes)
+    app.include_router(x12_routes)
     # each task run an MCP server over Streamable HTTP (`assay.mcp.http`), an ASGI app of its own
     app.router.routes.append(
         Route(MCP_PATH, mcp if mcp is not None else _no_mcp, methods=["GET", "POST", "DELETE"])

@@ -108,6 +108,7 @@ TYPED_CHECKS = {
     "portal-state-match": ("portal", "assay.verify.healthcare.portal", "compile_portal_check"),
     "sftp-file-present": ("files", "assay.verify.healthcare.files", "compile_files_check"),
     "voice-transcript": ("voice", "assay.verify.healthcare.voice", "compile_voice_check"),
+    "x12-response": ("x12", "assay.verify.healthcare.x12", "compile_x12_check"),
 }
 
 

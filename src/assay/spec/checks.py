@@ -228,6 +228,18 @@ class SftpFilePresentCheck(CheckBase):
     service: str | None = None
 
 
+class X12ResponseCheck(CheckBase):
+    """A clearinghouse response of one transaction set, chosen by `correlate_by` (paths into the
+    response or its request), has the expected values at X12 paths (`EB[EB01=B].07`)."""
+
+    kind: Literal["x12-response"] = Field(alias="assert")
+    transaction_set: Literal["271", "277", "278", "999"]
+    correlate_by: dict[str, Scalar] = {}
+    fields: list[FieldItem] = []
+    count: int | None = Field(None, ge=0)
+    service: str | None = None
+
+
 class JudgeCheck(CheckBase):
     """Opt-in: a model reads the agent's final output (and named query results) against a rubric.
     Marked `judged` everywhere; state checks stay the default and the recommended way."""
@@ -244,6 +256,7 @@ HEALTHCARE_CHECKS = (
     "portal-state-match",
     "sftp-file-present",
     "voice-transcript",
+    "x12-response",
 )
 
 
@@ -278,6 +291,7 @@ Check = Annotated[
     | Annotated[PortalStateMatchCheck, Tag("<portal-state-match>")]
     | Annotated[SftpFilePresentCheck, Tag("<sftp-file-present>")]
     | Annotated[VoiceTranscriptCheck, Tag("<voice-transcript>")]
+    | Annotated[X12ResponseCheck, Tag("<x12-response>")]
     | Annotated[OtherCheck, Tag("<other>")],
     Discriminator(_check_tag),
 ]

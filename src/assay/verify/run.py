@@ -23,6 +23,7 @@ RUNNERS: dict[str, tuple[str, str]] = {
     "portal-state-match": ("assay.verify.healthcare.portal", "run_portal_check"),
     "sftp-file-present": ("assay.verify.healthcare.files", "run_files_check"),
     "voice-transcript": ("assay.verify.healthcare.voice", "run_voice_check"),
+    "x12-response": ("assay.verify.healthcare.x12", "run_x12_check"),
 }
 _loaded: dict[str, Callable[[Any, VerifyContext], CheckRun]] = {}
 

@@ -13,12 +13,23 @@ from assay.world.services.healthcare.files import FileTree
 from assay.world.services.healthcare.hl7 import Hl7Interface
 from assay.world.services.healthcare.portal import Portal
 from assay.world.services.healthcare.voice import VoiceLine
+from assay.world.services.healthcare.x12 import Clearinghouse
 from assay.world.services.payments import Payments
 from assay.world.services.recorder import Recorder
 
 BUILTIN_KINDS: dict[str, type[Service]] = {
     kind.kind: kind
-    for kind in (Recorder, Email, Payments, FhirServer, FileTree, Hl7Interface, Portal, VoiceLine)
+    for kind in (
+        Recorder,
+        Email,
+        Payments,
+        FhirServer,
+        FileTree,
+        Hl7Interface,
+        Portal,
+        VoiceLine,
+        Clearinghouse,
+    )
 }
 
 
