@@ -41,3 +41,4 @@ bench: $(BIN)/assay $(BWRAP)
 	$(BIN)/python bench/agents_concurrency.py
 	$(BIN)/python bench/healthcare.py
 	$(BIN)/python bench/fhir_server.py
+	$(BIN)/python bench/protocols.py

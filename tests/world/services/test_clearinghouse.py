@@ -123,3 +123,14 @@ def test_an_837_is_answered_with_a_999_and_a_277ca(clearing):
     assert bad["accepted"] is False and "IK5*R*5" in bad["raw"] and "IK3*CLM" in bad["raw"]
     assert any("CLM09" in line for line in bad["errors"])
     assert "STC*A3:21" in bad["raw_277ca"]
+
+
+def test_a_service_type_that_is_no_x12_code_is_the_askers_error(clearing):
+    result = run(clearing, [call("x12_eligibility", member_id="W123456789", payer_id="ACME01",
+                                 service_type="0")])  # fmt: skip
+    (refused,) = tool_results(result)
+    assert (refused["code"], refused["message"]) == (
+        "bad_request",
+        "the service type is not an X12 service type code",
+    )
+    assert result.outcome != "not_scored"

@@ -205,6 +205,9 @@ def _checked_271(answer: str) -> None:
         with X12ModelReader(answer) as reader:
             next(iter(reader.models()))
     except Exception as error:
+        if "service_type_code" in str(error):  # the asker's code, copied into EB03: their error
+            message = "the service type is not an X12 service type code"
+            raise ServiceError("bad_request", message) from None
         raise EnvironmentFailure(
             f"the clearinghouse built a 271 its models reject: {error}"
         ) from error
