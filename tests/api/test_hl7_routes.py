@@ -72,6 +72,8 @@ def test_mllp_listener_acks_each_framed_message_as_an_action_of_the_started_run(
         assert ack.split("\r")[1] == "MSA|AA|MSG0001"
         broken = mllp_send(url, "not hl7 at all")
         assert broken.split("\r")[1].startswith("MSA|AE") and "ERR|" in broken
+        huge = mllp_send(url, A04 + "\rNTE|1||" + "x" * (1 << 20))
+        assert huge.split("\r")[1].startswith("MSA|AE") and "at most 1048576 bytes" in huge
         trajectory = api.get(f"/v1/task-runs/{task_run['id']}", headers=headers).json()
         done = api.post(task_run["complete_url"], json={"output": "ok"}, headers=headers).json()
     assert (done["outcome"], done["reward"]) == ("verified", 1)
