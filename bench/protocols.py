@@ -145,9 +145,13 @@ def served(world_root: Path, tmp: Path) -> dict[str, float]:
         from fastapi.testclient import TestClient
 
     app, _ = open_api(
-        [world_root], store=str(tmp / "api.db"), operator_key=KEY, mllp_port=0, sftp_port=0,
+        [world_root],
+        store=str(tmp / "api.db"),
+        operator_key=KEY,
+        mllp_port=0,
+        sftp_port=0,
         sftp_host_key=tmp / "host_key",
-    )  # fmt: skip
+    )
     with TestClient(app) as api:
         made = api.post(
             "/v1/benchmark-runs",

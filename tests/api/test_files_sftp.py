@@ -155,12 +155,26 @@ def test_openssh_sftp_client_uploads_a_file(served, tmp_path):
     )
     env = {**os.environ, "SSH_ASKPASS": str(askpass), "SSH_ASKPASS_REQUIRE": "force"}
     done = subprocess.run(
-        ["sftp", "-P", port, "-o", "StrictHostKeyChecking=no",
-         "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=no",
-         "-o", "PreferredAuthentications=password,keyboard-interactive",
-         f"{run['benchmark_run_id']}@{host}"],
-        env=env, capture_output=True, text=True, timeout=30, input=batch.read_text(),
-    )  # fmt: skip
+        [
+            "sftp",
+            "-P",
+            port,
+            "-o",
+            "StrictHostKeyChecking=no",
+            "-o",
+            "UserKnownHostsFile=/dev/null",
+            "-o",
+            "BatchMode=no",
+            "-o",
+            "PreferredAuthentications=password,keyboard-interactive",
+            f"{run['benchmark_run_id']}@{host}",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        input=batch.read_text(),
+    )
     assert done.returncode == 0, done.stderr
     read = api.get(f"{run['endpoints']['files']}/outbound/roster/2026-03-02.csv", headers=headers)
     assert read.json().get("content") == ROSTER, (read.text, done.stdout, done.stderr)

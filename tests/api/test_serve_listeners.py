@@ -44,9 +44,24 @@ def test_serve_opens_mllp_and_sftp_on_loopback(tmp_path):
     toml.write_text(text.replace("[roles.clerk]", dropbox))
     port = free_port()
     env = {**os.environ, "ASSAY_API_KEY": KEY, "PYTHONPATH": str(Path("src").resolve())}
-    command = [sys.executable, "-c", "from assay.cli import main; main()", "serve", "--worlds",
-               str(world), "--port", str(port), "--store", str(tmp_path / "api.db"), "--mllp", "0",
-               "--sftp-port", "0", "--sftp-host-key", str(tmp_path / "host_key")]  # fmt: skip
+    command = [
+        sys.executable,
+        "-c",
+        "from assay.cli import main; main()",
+        "serve",
+        "--worlds",
+        str(world),
+        "--port",
+        str(port),
+        "--store",
+        str(tmp_path / "api.db"),
+        "--mllp",
+        "0",
+        "--sftp-port",
+        "0",
+        "--sftp-host-key",
+        str(tmp_path / "host_key"),
+    ]
     server = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -71,10 +86,16 @@ def test_serve_opens_mllp_and_sftp_on_loopback(tmp_path):
         assert (tmp_path / "host_key").exists()
 
         async def upload() -> list[str]:
-            async with asyncssh.connect(
-                "127.0.0.1", sftp_port, username=run["benchmark_run_id"], password=token,
-                known_hosts=None,
-            ) as connection, connection.start_sftp_client() as sftp:  # fmt: skip
+            async with (
+                asyncssh.connect(
+                    "127.0.0.1",
+                    sftp_port,
+                    username=run["benchmark_run_id"],
+                    password=token,
+                    known_hosts=None,
+                ) as connection,
+                connection.start_sftp_client() as sftp,
+            ):
                 async with sftp.open("outbound/note.txt", "w") as handle:
                     await handle.write("sent\n")
                 return await sftp.listdir("outbound")

@@ -100,7 +100,11 @@ class RunTree(asyncssh.SFTPServer):
         except ApiError:
             return None
         world = live.session.live
-        trees = [service for service in world.services.values() if service.kind == "files"]
+        trees = [
+            service
+            for service in world.services.values()
+            if service.kind == "files" and service.options.get("sftp", True)
+        ]
         rows = world.db.rows("SELECT path, content FROM sandbox_files WHERE deleted = 0")
         for row in rows:
             target = self.root / row["path"]

@@ -26,8 +26,9 @@ def broken(task, old, new):
         (write_x12_world, "eligibility", '"EB[EB01=B].07"', '"EB[B].07"', r"fields\[1\].path"),
     ],
 )
-def test_bad_paths_are_refused_when_the_task_loads(tmp_path, open_world, writer, task, old, new,
-                                                   where):  # fmt: skip
+def test_bad_paths_are_refused_when_the_task_loads(
+    tmp_path, open_world, writer, task, old, new, where
+):
     world = writer(tmp_path / "world")
     broken(world / "tasks" / f"{task}.toml", old, new)
     with pytest.raises(SpecError, match=where):

@@ -74,8 +74,10 @@ def test_unknown_members_wrong_births_and_payers_get_aaa_rejections(clearing):
 
 def test_a_raw_270_is_read_and_a_broken_one_refused(clearing):
     raw = parse_ready_270()
-    result = run(clearing, [call("x12_eligibility", raw_270=raw),
-                            call("x12_eligibility", raw_270="ISA*broken~")])  # fmt: skip
+    result = run(
+        clearing,
+        [call("x12_eligibility", raw_270=raw), call("x12_eligibility", raw_270="ISA*broken~")],
+    )
     good, broken = tool_results(result)
     assert good["result"]["parsed"]["copay"] == "25"
     assert broken["code"] == "bad_x12" and "106-character ISA" in broken["message"]
@@ -126,11 +128,23 @@ def test_an_837_is_answered_with_a_999_and_a_277ca(clearing):
 
 
 def test_a_service_type_that_is_no_x12_code_is_the_askers_error(clearing):
-    result = run(clearing, [call("x12_eligibility", member_id="W123456789", payer_id="ACME01",
-                                 service_type="0")])  # fmt: skip
+    result = run(
+        clearing,
+        [call("x12_eligibility", member_id="W123456789", payer_id="ACME01", service_type="0")],
+    )
     (refused,) = tool_results(result)
     assert (refused["code"], refused["message"]) == (
         "bad_request",
         "the service type is not an X12 service type code",
     )
     assert result.outcome != "not_scored"
+
+
+def test_a_bad_csv_row_is_refused_when_the_world_loads(tmp_path, open_world):
+    from assay.errors import SpecError
+
+    world = write_x12_world(tmp_path / "clearing")
+    members = world / "data" / "x12" / "members.csv"
+    members.write_text(members.read_text().replace(",true,Gold", ",yes,Gold"))
+    with pytest.raises(SpecError, match=r"members.csv: line 2.active: must be true or false"):
+        open_world(world)

@@ -47,9 +47,13 @@ def money(value: str) -> str:
 
 
 def eligibility_body(
-    request: dict[str, str], payer: dict[str, str] | None, member: dict[str, str] | None,
-    problem: str | None, now: datetime, trace: str,
-) -> list[str]:  # fmt: skip
+    request: dict[str, str],
+    payer: dict[str, str] | None,
+    member: dict[str, str] | None,
+    problem: str | None,
+    now: datetime,
+    trace: str,
+) -> list[str]:
     """The 271's segments: payer, provider, subscriber, then AAA (a problem) or EB benefits."""
     service_type = request.get("service_type") or "30"
     payer_name = payer["name"] if payer else "UNKNOWN PAYER"
@@ -116,8 +120,12 @@ def status_body(
 
 def acceptance_body(claims: list[tuple[str, str]], accepted: bool, now: datetime) -> list[str]:
     """A 277CA: each claim (id, charge) accepted (A1:20) or rejected (A3:21) into adjudication."""
-    segments = ["277", f"BHT*0085*08*277CA*{now:%Y%m%d}*{now:%H%M}*TH", "HL*1**20*1",
-                "NM1*AY*2*CLEARINGHOUSE*****46*CLEARINGHOUSE"]  # fmt: skip
+    segments = [
+        "277",
+        f"BHT*0085*08*277CA*{now:%Y%m%d}*{now:%H%M}*TH",
+        "HL*1**20*1",
+        "NM1*AY*2*CLEARINGHOUSE*****46*CLEARINGHOUSE",
+    ]
     status = "A1:20" if accepted else "A3:21"
     for claim_id, charge in claims:
         segments += [f"TRN*2*{claim_id}", f"STC*{status}*{now:%Y%m%d}*WQ*{charge}"]

@@ -15,10 +15,20 @@ from assay.spec.files import shown
 
 COLUMNS = {
     "payers": ("payer_id", "name"),
-    "members": ("member_id", "payer_id", "last", "first", "dob", "active", "plan", "copay",
-                "deductible", "coinsurance"),
+    "members": (
+        "member_id",
+        "payer_id",
+        "last",
+        "first",
+        "dob",
+        "active",
+        "plan",
+        "copay",
+        "deductible",
+        "coinsurance",
+    ),
     "claims": ("claim_id", "member_id", "status_category", "status_code", "paid"),
-}  # fmt: skip
+}
 MONEY = {"members": ("copay", "deductible", "coinsurance"), "claims": ("paid",)}
 
 
@@ -29,12 +39,12 @@ class Book:
     claims: dict[str, dict[str, str]]
 
 
-def load_book(root: Path, options: dict[str, Any], file: str) -> Book:
+def load_book(root: Path, name: str, options: dict[str, Any], file: str) -> Book:
     tables = {}
-    for name, columns in COLUMNS.items():
-        if name not in options:
-            raise SpecError(file, f"services.x12.{name}", f"name the {name} CSV")
-        tables[name] = _table(root / str(options[name]), name, columns)
+    for table, columns in COLUMNS.items():
+        if table not in options:
+            raise SpecError(file, f"services.{name}.{table}", f"name the {table} CSV")
+        tables[table] = _table(root / str(options[table]), table, columns)
     return Book(tables["payers"], tables["members"], tables["claims"])
 
 

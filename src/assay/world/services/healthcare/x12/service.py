@@ -53,11 +53,13 @@ class Clearinghouse(Service):
 
     @classmethod
     def seed(cls, db: Any, root: Path, name: str, options: dict[str, Any], file: str) -> None:
-        load_book(root, options, file)  # proved now: a bad row is a SpecError, never a bad answer
+        load_book(
+            root, name, options, file
+        )  # proved now: a bad row is a SpecError, never a bad answer
 
     def __init__(self, name: str, options: dict[str, Any], world: Any):
         super().__init__(name, options, world)
-        self.book: Book = load_book(world.world.root, options, "world.toml")
+        self.book: Book = load_book(world.world.root, name, options, "world.toml")
         self.sender = str(options.get("sender", "GENHOSP"))
         self.receiver = str(options.get("receiver", "CLEARINGHOUSE"))
         self.control = 0
@@ -128,21 +130,33 @@ class Clearinghouse(Service):
         ack_body = summary.body_999(document, checked)
         ack = build.interchange(self._envelope(False), "FA", "005010X231A1", ack_body)
         receipt = build.interchange(
-            self._envelope(False), "HN", "005010X214",
+            self._envelope(False),
+            "HN",
+            "005010X214",
             build.acceptance_body(claims, checked.valid, self.world.clock.now()),
-        )  # fmt: skip
+        )
         asked = {"claims": [claim for claim, _ in claims], "valid": checked.valid}
-        answer = self._pair("837", raw, asked, "999", ack, {
-            "accepted": checked.valid, "claims": len(claims), "errors": checked.errors
-        })  # fmt: skip
+        answer = self._pair(
+            "837",
+            raw,
+            asked,
+            "999",
+            ack,
+            {"accepted": checked.valid, "claims": len(claims), "errors": checked.errors},
+        )
         pair_id = answer["pair_id"]
         self._keep("277", "response", receipt, {"claims": asked["claims"]}, pair_id)
         return {**answer, "raw_277ca": receipt, "accepted": checked.valid, "errors": checked.errors}
 
     def _pair(
-        self, asked_set: str, asked_raw: str, asked: dict[str, Any],
-        answer_set: str, answer_raw: str, parsed: dict[str, Any],
-    ) -> dict[str, Any]:  # fmt: skip
+        self,
+        asked_set: str,
+        asked_raw: str,
+        asked: dict[str, Any],
+        answer_set: str,
+        answer_raw: str,
+        parsed: dict[str, Any],
+    ) -> dict[str, Any]:
         pair_id = self._keep(asked_set, "request", asked_raw, asked, None)
         self._keep(answer_set, "response", answer_raw, parsed, pair_id)
         return {
@@ -166,13 +180,30 @@ class Clearinghouse(Service):
             control = read(parse(raw), "ISA.13")
         except BadX12:
             control = None
-        db.execute(INSERT, row_id, self.name, transaction_set, direction, control,
-                   pair if pair is not None else row_id, self.world.turn, raw, canonical(parsed))  # fmt: skip
+        db.execute(
+            INSERT,
+            row_id,
+            self.name,
+            transaction_set,
+            direction,
+            control,
+            pair if pair is not None else row_id,
+            self.world.turn,
+            raw,
+            canonical(parsed),
+        )
         kind = "x12_request" if direction == "request" else "x12_response"
-        record_event(self.world, self.name, kind, {
-            "record_id": row_id, "transaction_set": transaction_set, "control_number": control,
-            "pair_id": pair if pair is not None else row_id,
-        })  # fmt: skip
+        record_event(
+            self.world,
+            self.name,
+            kind,
+            {
+                "record_id": row_id,
+                "transaction_set": transaction_set,
+                "control_number": control,
+                "pair_id": pair if pair is not None else row_id,
+            },
+        )
         return row_id
 
 

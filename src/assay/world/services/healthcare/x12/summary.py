@@ -113,5 +113,11 @@ def body_999(document: Interchange, checked: Validation) -> list[str]:
     code = "A" if checked.valid else "R"
     ik5 = "IK5*A" if checked.valid else "IK5*R*5"
     accepted = "1" if checked.valid else "0"
-    return ["999", f"AK1*HC*{group}*{version}", f"AK2*837*{st}*{version}", *errors, ik5,
-            f"AK9*{code}*1*1*{accepted}"]  # fmt: skip
+    return [
+        "999",
+        f"AK1*HC*{group}*{version}",
+        f"AK2*837*{st}*{version}",
+        *errors,
+        ik5,
+        f"AK9*{code}*1*1*{accepted}",
+    ]

@@ -28,8 +28,13 @@ def x12_eligibility(
         raw_270: A whole 270 interchange to send instead of the fields above.
         service: The clearinghouse to use, when the world has more than one.
     """
-    args = {"member_id": member_id, "payer_id": payer_id, "dob": dob,
-            "service_type": service_type, "raw": raw_270}  # fmt: skip
+    args = {
+        "member_id": member_id,
+        "payer_id": payer_id,
+        "dob": dob,
+        "service_type": service_type,
+        "raw": raw_270,
+    }
     return service_for(world, "x12", service).request("eligibility", args)
 
 
