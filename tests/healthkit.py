@@ -272,3 +272,217 @@ def tool_results(result) -> list[dict]:
         for event in step["events"]
         if event.get("type") == "tool_result"
     ]
+
+
+HL7_WORLD = """
+name = "interface"
+version = "1"
+clock = "2026-03-02T09:00:00Z"
+
+[database]
+schema = "schema.sql"
+
+[services.hl7]
+kind = "hl7"
+inbox = ["data/hl7/inbox/*.hl7"]
+version = "2.5.1"
+
+[roles.clerk]
+tools = ["hl7_send", "hl7_inbox"]
+"""
+
+ORU = (
+    "MSH|^~\\&|LAB|GEN|EHR|GEN|20260302080000||ORU^R01|LAB0001|P|2.5.1\n"
+    "PID|1||MRN0042^^^GEN^MR||Okafor^Chidi\n"
+    "OBR|1||R1|80053^CMP^CPT\n"
+    "OBX|1|NM|2345-7^Glucose^LN||182|mg/dL|70-99|H|||F\n"
+)
+
+HL7_TASK = """
+title = "Register the walk-in"
+role = "clerk"
+
+[customer]
+request = "Send the ADT^A04 for Chidi Okafor, MRN0042, born 1977-05-14, an emergency walk-in."
+
+[[checks]]
+name = "ADT^A04 sent for the walk-in"
+assert = "hl7-structural"
+correlate_by = { "MSH.9.1" = "ADT", "MSH.9.2" = "A04", "PID.3.1" = "MRN0042" }
+fields = [
+  { path = "PID.5.1", expected = "Okafor" },
+  { path = "PID-5.2", expected = "Chidi" },
+  { path = "PID.7", expected = "19770514" },
+  { path = "PV1.2", expected = "E" },
+]
+count = 1
+"""
+
+A04 = "\r".join(
+    [
+        "MSH|^~\\&|ASSAY|ER|EHR|GEN|20260302090000||ADT^A04^ADT_A01|MSG0001|P|2.5.1",
+        "EVN|A04|20260302090000",
+        "PID|1||MRN0042^^^GEN^MR||Okafor^Chidi^E||19770514|M",
+        "PV1|1|E|ER^01^A",
+    ]
+)
+
+
+def write_hl7_world(root: Path) -> Path:
+    """A world whose one service is an HL7 interface with one result in its inbox."""
+    (root / "tasks").mkdir(parents=True)
+    (root / "data" / "hl7" / "inbox").mkdir(parents=True)
+    (root / "world.toml").write_text(textwrap.dedent(HL7_WORLD), encoding="utf-8")
+    (root / "schema.sql").write_text("CREATE TABLE notes (id INTEGER PRIMARY KEY);\n")
+    (root / "data" / "hl7" / "inbox" / "oru.hl7").write_text(ORU, encoding="utf-8")
+    (root / "tasks" / "walk-in.toml").write_text(textwrap.dedent(HL7_TASK), encoding="utf-8")
+    return root
+
+
+FILES_WORLD = """
+name = "dropbox"
+version = "1"
+clock = "2026-03-02T09:00:00Z"
+
+[database]
+schema = "schema.sql"
+
+[services.sftp]
+kind = "files"
+seed = { "inbox/" = "data/files/inbox" }
+writable = ["outbound/**", "archive/**"]
+max_file_bytes = 2000
+
+[roles.clerk]
+tools = ["files_list", "files_read", "files_write", "files_move", "files_delete"]
+"""
+
+ROSTER_TASK = """
+title = "Export the roster"
+role = "clerk"
+
+[customer]
+request = "Export today's roster as outbound/roster/2026-03-02.csv (member_id, copay)."
+
+[[checks]]
+name = "Roster exported"
+assert = "sftp-file-present"
+glob = "outbound/roster/2026-03-02*.csv"
+format = "csv"
+fields = [
+  { path = "rows[member_id=W123456789].copay", expected = 25 },
+  { path = "$count(rows)", expected = 2 },
+]
+count = 1
+
+[[checks]]
+name = "Referral archived, not deleted"
+assert = "sftp-file-present"
+path = "archive/R-17.txt"
+format = "text"
+fields = [{ path = "$text", op = "contains", expected = "cardiology" }]
+"""
+
+ROSTER = "member_id,copay\nW123456789,25\nW555000111,40\n"
+
+
+def write_files_world(root: Path) -> Path:
+    """A world whose one service is a file tree with a referral in its inbox."""
+    (root / "tasks").mkdir(parents=True)
+    (root / "data" / "files" / "inbox" / "referrals").mkdir(parents=True)
+    (root / "world.toml").write_text(textwrap.dedent(FILES_WORLD), encoding="utf-8")
+    (root / "schema.sql").write_text("CREATE TABLE notes (id INTEGER PRIMARY KEY);\n")
+    referral = root / "data" / "files" / "inbox" / "referrals" / "R-17.txt"
+    referral.write_text("Referral R-17: Chidi Okafor to cardiology.\n", encoding="utf-8")
+    (root / "tasks" / "roster.toml").write_text(textwrap.dedent(ROSTER_TASK), encoding="utf-8")
+    return root
+
+
+X12_WORLD = """
+name = "clearing"
+version = "1"
+clock = "2026-03-02T09:00:00Z"
+
+[database]
+schema = "schema.sql"
+
+[services.clearinghouse]
+kind = "x12"
+payers = "data/x12/payers.csv"
+members = "data/x12/members.csv"
+claims = "data/x12/claims.csv"
+sender = "GENHOSP"
+receiver = "CLEARINGHOUSE"
+
+[roles.billing]
+tools = ["x12_eligibility", "x12_claim_status", "x12_submit"]
+"""
+
+X12_DATA = {
+    "payers.csv": "payer_id,name\nACME01,Acme Health Plan\n",
+    "members.csv": (
+        "member_id,payer_id,last,first,dob,active,plan,copay,deductible,coinsurance\n"
+        "W123456789,ACME01,Okafor,Chidi,1977-05-14,true,Gold PPO,25,1500,20\n"
+        "W555000111,ACME01,Reyes,Ana,1990-01-02,false,Silver HMO,40,3000,30\n"
+    ),
+    "claims.csv": (
+        "claim_id,member_id,status_category,status_code,paid\n"
+        "PCN0042,W123456789,F2,88,0\nPCN0043,W123456789,F1,65,120.50\n"
+    ),
+}
+
+X12_TASK = """
+title = "Check eligibility"
+role = "billing"
+
+[customer]
+request = "Check coverage for member W123456789 (Acme, ACME01), born 1977-05-14."
+
+[[checks]]
+name = "The 271 shows active coverage and a $25 copay"
+assert = "x12-response"
+transaction_set = "271"
+correlate_by = { "NM1[NM101=IL].09" = "W123456789" }
+fields = [
+  { path = "EB[1].01", expected = "1" },
+  { path = "EB[EB01=B].07", expected = "25" },
+  { path = "EB[EB01=C,EB06=23].07", expected = 1500 },
+]
+count = 1
+"""
+
+
+def isa(sender: str, receiver: str, control: str) -> str:
+    return (
+        f"ISA*00*{'':10}*00*{'':10}*ZZ*{sender:<15}*ZZ*{receiver:<15}"
+        f"*260302*0900*^*00501*{control}*0*T*:~"
+    )
+
+
+def claim_837(claim_id: str = "PCN0042", charge: str = "125", release: bool = True) -> str:
+    """An 837P with one claim, valid per the 5010 X222A1 map unless `release` is False."""
+    clm = f"CLM*{claim_id}*{charge}***11:B:1*Y*A*Y" + ("*Y" if release else "")
+    body = (
+        "GS*HC*GENHOSP*ACME01*20260302*0900*102*X*005010X222A1~ST*837*0001*005010X222A1~"
+        "BHT*0019*00*CLM-BATCH-0302*20260302*0900*CH~NM1*41*2*GENERAL HOSPITAL*****46*GENHOSP01~"
+        "PER*IC*BILLING*TE*2125551212~NM1*40*2*ACME HEALTH PLAN*****46*ACME01~HL*1**20*1~"
+        "NM1*85*2*GENERAL HOSPITAL*****XX*1234567893~N3*1 MAIN ST~N4*NEW YORK*NY*100011234~"
+        "REF*EI*123456789~HL*2*1*22*0~SBR*P*18*******CI~"
+        "NM1*IL*1*OKAFOR*CHIDI****MI*W123456789~N3*12 ELM ST~N4*NEW YORK*NY*100011234~"
+        "DMG*D8*19770514*M~NM1*PR*2*ACME HEALTH PLAN*****PI*ACME01~"
+        f"{clm}~HI*ABK:J069~LX*1~SV1*HC:99213*{charge}*UN*1***1~DTP*472*D8*20260301~"
+        "SE*23*0001~GE*1*102~"
+    )
+    return isa("GENHOSP", "ACME01", "000000102") + body + "IEA*1*000000102~"
+
+
+def write_x12_world(root: Path) -> Path:
+    """A world whose one service is a clearinghouse with two members and two claims."""
+    (root / "tasks").mkdir(parents=True)
+    (root / "data" / "x12").mkdir(parents=True)
+    (root / "world.toml").write_text(textwrap.dedent(X12_WORLD), encoding="utf-8")
+    (root / "schema.sql").write_text("CREATE TABLE notes (id INTEGER PRIMARY KEY);\n")
+    for name, text in X12_DATA.items():
+        (root / "data" / "x12" / name).write_text(text, encoding="utf-8")
+    (root / "tasks" / "eligibility.toml").write_text(textwrap.dedent(X12_TASK), encoding="utf-8")
+    return root

@@ -176,7 +176,7 @@ def test_a_non_ascii_token_is_401_on_every_endpoint_and_the_connection_lives_on(
             assert response.status_code == 401, (method, path, response.text)
             assert response.json()["error"]["code"] == "unauthorized"
         assert client.get("/v1/criterion-runs/x", headers=bearer(KEY)).status_code == 404
-    assert len(endpoints) == 38  # the flow, keys, worlds and episodes, FHIR, portal and voice
+    assert len(endpoints) == 49  # the flow, keys, worlds, episodes and every service surface
 
 
 def test_a_50_mb_body_is_413_and_nothing_is_stored(server):

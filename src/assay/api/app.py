@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from importlib.util import find_spec
 from typing import Annotated, Any
 
@@ -29,10 +31,13 @@ from assay.api.models import (
     TaskRunOut,
 )
 from assay.api.routes_fhir import router as fhir_routes
+from assay.api.routes_files import router as files_routes
+from assay.api.routes_hl7 import router as hl7_routes
 from assay.api.routes_keys import router as key_routes
 from assay.api.routes_portal import router as portal_routes
 from assay.api.routes_voice import router as voice_routes
 from assay.api.routes_worlds import router as world_routes
+from assay.api.routes_x12 import router as x12_routes
 from assay.taskrun.observation import Observation
 
 
@@ -49,8 +54,18 @@ def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
 def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> FastAPI:
     """The API over a context; a request body over `max_body_bytes` is 413 `payload_too_large`."""
     mcp = _mcp_mount(context)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with AsyncExitStack() as stack:
+            if mcp is not None:
+                await stack.enter_async_context(mcp.lifespan(app))
+            await context.start_listeners()
+            stack.push_async_callback(context.stop_listeners)
+            yield
+
     app = FastAPI(
-        lifespan=mcp.lifespan if mcp is not None else None,
+        lifespan=lifespan,
         title="assay",
         version=__version__,
         description="Drive task runs over HTTP and get graded by the state the agent leaves behind. "
@@ -156,6 +171,9 @@ def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -
     app.include_router(fhir_routes)
     app.include_router(voice_routes)
     app.include_router(portal_routes)
+    app.include_router(hl7_routes)
+    app.include_router(files_routes)
+    app.include_router(x12_routes)
     _mount_viewer(app, context)
     # each task run an MCP server over Streamable HTTP (`assay.mcp.http`), an ASGI app of its own
     app.router.routes.append(

@@ -13,7 +13,7 @@ from assay.api.models import (
     TaskRunLink,
     TaskRunOut,
 )
-from assay.api.surfaces import service_endpoints
+from assay.api.surfaces import listener_endpoints, service_endpoints
 from assay.api.views import completion
 from assay.errors import UsageError
 from assay.runs.aggregate import Figures, aggregate
@@ -59,6 +59,7 @@ def create_run(context: Context, caller: Caller, body: CreateRun) -> RunCreated:
         key_id=caller.key_id,
     )
     token, expires = context.auth.issue(run_id)
+    kinds = {kind.kind for kind, _ in world.services.values()}
     return RunCreated(
         benchmark_run_id=run_id,
         benchmark=_benchmark_ref(world.name, world.version),
@@ -73,7 +74,8 @@ def create_run(context: Context, caller: Caller, body: CreateRun) -> RunCreated:
             "act": "/v1/task-runs/{task_run_id}/act",
             "mcp": "/v1/task-runs/{task_run_id}/mcp",
             "criterion_runs": "/v1/criterion-runs?task_run_id={task_run_id}",
-            **service_endpoints(run_id, {kind.kind for kind, _ in world.services.values()}),
+            **service_endpoints(run_id, kinds),
+            **listener_endpoints(context, run_id, kinds),
         },
         task_runs=[
             TaskRunLink(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from assay.api.auth import Auth, Caller
 from assay.api.catalog import Catalog
@@ -44,10 +45,24 @@ class Context:
         self.flying: dict[str, Flying] = {}
         self._runs: dict[str, RunInfo] = {}
         self._owners: dict[str, str] = {}
+        # Protocol listeners when served (`assay serve --mllp/--sftp-port`): the MLLP listeners
+        # opened per run, and the SFTP server's URL.
+        self.mllp: Any = None
+        self.sftp: Any = None
+        self.sftp_url: str | None = None
 
     @classmethod
     def open(cls, catalog: Catalog, store: Store, operator_key: str, token_ttl_s: float) -> Context:
         return cls(catalog, store, Auth(operator_key, Progress(store), token_ttl_s))
+
+    async def start_listeners(self) -> None:
+        if self.sftp is not None:
+            self.sftp_url = await self.sftp.start()
+
+    async def stop_listeners(self) -> None:
+        for listener in (self.sftp, self.mllp):
+            if listener is not None:
+                await listener.close()
 
     def record(self, caller: Caller, run_id: str) -> RunRecord:
         """The benchmark run, if the caller may see it; 404 otherwise, whether or not it exists."""

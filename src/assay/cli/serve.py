@@ -31,13 +31,44 @@ def serve(
             "(default: $ASSAY_MAX_BODY_BYTES, else 1048576).",
         ),
     ] = None,
+    mllp: Annotated[
+        int | None,
+        typer.Option(
+            "--mllp",
+            min=0,
+            max=65535,
+            help="Serve HL7 v2 over MLLP on 127.0.0.1: each benchmark run whose world has an HL7 "
+            "interface gets its own port, from this one up (0: any free port).",
+        ),
+    ] = None,
+    sftp_port: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            max=65535,
+            help="Serve the worlds' file trees over SFTP on 127.0.0.1 (assay[sftp]): user = "
+            "benchmark run id, password = its bearer token (0: any free port).",
+        ),
+    ] = None,
+    sftp_host_key: Annotated[
+        Path | None,
+        typer.Option(help="The SFTP host key, made on first use (default .assay/sftp_host_key)."),
+    ] = None,
 ) -> None:
     """Serve worlds over HTTP: benchmark runs, task runs and criterion runs (the v1 flow)."""
     import uvicorn
 
     from assay.api.serve import KEY_ENVIRONMENT, open_api
 
-    app, key = open_api(worlds, store=store, token_ttl_s=token_ttl, max_body_bytes=max_body_bytes)
+    app, key = open_api(
+        worlds,
+        store=store,
+        token_ttl_s=token_ttl,
+        max_body_bytes=max_body_bytes,
+        mllp_port=mllp,
+        sftp_port=sftp_port,
+        sftp_host_key=sftp_host_key,
+    )
     if not os.environ.get(KEY_ENVIRONMENT):
         typer.echo(f"operator key: {key}  (set {KEY_ENVIRONMENT} to choose your own)", err=True)
     typer.echo(f"serving {', '.join(str(w) for w in worlds)} on http://{host}:{port}", err=True)

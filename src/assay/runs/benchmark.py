@@ -104,8 +104,11 @@ def unknown_check_names(
 # kind of check → (service kind it reads, module, function compiling its paths)
 TYPED_CHECKS = {
     "fhir-resource-state": ("fhir", "assay.verify.healthcare.fhir", "compile_fhir_check"),
+    "hl7-structural": ("hl7", "assay.verify.healthcare.hl7", "compile_hl7_check"),
     "portal-state-match": ("portal", "assay.verify.healthcare.portal", "compile_portal_check"),
+    "sftp-file-present": ("files", "assay.verify.healthcare.files", "compile_files_check"),
     "voice-transcript": ("voice", "assay.verify.healthcare.voice", "compile_voice_check"),
+    "x12-response": ("x12", "assay.verify.healthcare.x12", "compile_x12_check"),
 }
 
 

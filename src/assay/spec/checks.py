@@ -203,6 +203,43 @@ class VoiceTranscriptCheck(CheckBase):
         return self
 
 
+class Hl7StructuralCheck(CheckBase):
+    """An outbound HL7 v2 message the interface accepted (AA), chosen by `correlate_by`, has the
+    expected values at HL7 paths (`PID.5.1`, `OBX[2].5`)."""
+
+    kind: Literal["hl7-structural"] = Field(alias="assert")
+    correlate_by: dict[str, Scalar] = {}
+    fields: list[FieldItem] = []
+    count: int | None = Field(None, ge=0)
+    valid: bool | None = None
+    service: str | None = None
+
+
+class SftpFilePresentCheck(CheckBase):
+    """At least one file of the shared tree matches a glob, read by `format`, with the expected
+    fields; by default it must have been written during the task run."""
+
+    kind: Literal["sftp-file-present"] = Field(alias="assert")
+    path: str = Field(min_length=1, validation_alias=AliasChoices("path", "glob", "path_pattern"))
+    format: Literal["json", "csv", "hl7", "x12", "text"] | None = None
+    fields: list[FieldItem] = []
+    count: int | None = Field(None, ge=0)
+    changed: bool = True
+    service: str | None = None
+
+
+class X12ResponseCheck(CheckBase):
+    """A clearinghouse response of one transaction set, chosen by `correlate_by` (paths into the
+    response or its request), has the expected values at X12 paths (`EB[EB01=B].07`)."""
+
+    kind: Literal["x12-response"] = Field(alias="assert")
+    transaction_set: Literal["271", "277", "278", "999"]
+    correlate_by: dict[str, Scalar] = {}
+    fields: list[FieldItem] = []
+    count: int | None = Field(None, ge=0)
+    service: str | None = None
+
+
 class JudgeCheck(CheckBase):
     """Opt-in: a model reads the agent's final output (and named query results) against a rubric.
     Marked `judged` everywhere; state checks stay the default and the recommended way."""
@@ -213,7 +250,14 @@ class JudgeCheck(CheckBase):
     queries: dict[str, str] = {}  # name → one SELECT on the final state, shown to the judge
 
 
-HEALTHCARE_CHECKS = ("fhir-resource-state", "portal-state-match", "voice-transcript")
+HEALTHCARE_CHECKS = (
+    "fhir-resource-state",
+    "hl7-structural",
+    "portal-state-match",
+    "sftp-file-present",
+    "voice-transcript",
+    "x12-response",
+)
 
 
 class OtherCheck(CheckBase):
@@ -243,8 +287,11 @@ Check = Annotated[
     | Annotated[ScriptCheck, Tag("<script>")]
     | Annotated[JudgeCheck, Tag("<judge>")]
     | Annotated[FhirResourceStateCheck, Tag("<fhir-resource-state>")]
+    | Annotated[Hl7StructuralCheck, Tag("<hl7-structural>")]
     | Annotated[PortalStateMatchCheck, Tag("<portal-state-match>")]
+    | Annotated[SftpFilePresentCheck, Tag("<sftp-file-present>")]
     | Annotated[VoiceTranscriptCheck, Tag("<voice-transcript>")]
+    | Annotated[X12ResponseCheck, Tag("<x12-response>")]
     | Annotated[OtherCheck, Tag("<other>")],
     Discriminator(_check_tag),
 ]

@@ -19,8 +19,11 @@ RUNNERS: dict[str, tuple[str, str]] = {
     "script": ("assay.verify.script", "run_script_check"),
     "judge": ("assay.verify.judge", "run_judge_check"),
     "fhir-resource-state": ("assay.verify.healthcare.fhir", "run_fhir_check"),
+    "hl7-structural": ("assay.verify.healthcare.hl7", "run_hl7_check"),
     "portal-state-match": ("assay.verify.healthcare.portal", "run_portal_check"),
+    "sftp-file-present": ("assay.verify.healthcare.files", "run_files_check"),
     "voice-transcript": ("assay.verify.healthcare.voice", "run_voice_check"),
+    "x12-response": ("assay.verify.healthcare.x12", "run_x12_check"),
 }
 _loaded: dict[str, Callable[[Any, VerifyContext], CheckRun]] = {}
 

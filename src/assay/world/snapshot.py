@@ -118,12 +118,20 @@ def build_snapshot(root: Path, spec: WorldSpec, key: str) -> Snapshot:
 
 def service_tables(root: Path, spec: WorldSpec, backend: str) -> list[tuple[str, str]]:
     """(dialect, DDL) of the reserved tables of each service kind the world has, once per kind:
-    the kind's DDL for `backend`, else its SQLite DDL for the caller to translate."""
+    the kind's DDL for `backend`, else its SQLite DDL for the caller to translate. A statement
+    several kinds share (the `sandbox_events` table) is given once."""
     found: list[tuple[str, str]] = []
+    seen: set[str] = set()
     for kind in dict.fromkeys(kind for kind, _ in _services(root, spec)):
         dialect = backend if backend in kind.tables else "sqlite"
-        if kind.tables.get(dialect):
-            found.append((dialect, kind.tables[dialect]))
+        statements = []
+        for statement in (kind.tables.get(dialect) or "").split(";"):
+            shape = " ".join(statement.split())
+            if shape and shape not in seen:
+                seen.add(shape)
+                statements.append(statement.strip() + ";")
+        if statements:
+            found.append((dialect, "\n".join(statements) + "\n"))
     return found
 
 

@@ -9,13 +9,27 @@ from assay.world.modules import load_file
 from assay.world.services.base import Service, canonical
 from assay.world.services.email import Email
 from assay.world.services.healthcare.fhir import FhirServer
+from assay.world.services.healthcare.files import FileTree
+from assay.world.services.healthcare.hl7 import Hl7Interface
 from assay.world.services.healthcare.portal import Portal
 from assay.world.services.healthcare.voice import VoiceLine
+from assay.world.services.healthcare.x12 import Clearinghouse
 from assay.world.services.payments import Payments
 from assay.world.services.recorder import Recorder
 
 BUILTIN_KINDS: dict[str, type[Service]] = {
-    kind.kind: kind for kind in (Recorder, Email, Payments, FhirServer, Portal, VoiceLine)
+    kind.kind: kind
+    for kind in (
+        Recorder,
+        Email,
+        Payments,
+        FhirServer,
+        FileTree,
+        Hl7Interface,
+        Portal,
+        VoiceLine,
+        Clearinghouse,
+    )
 }
 
 

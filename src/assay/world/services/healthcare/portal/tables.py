@@ -8,6 +8,7 @@ from typing import Any
 
 from assay.errors import SpecError
 from assay.spec.files import shown
+from assay.world.services.healthcare.events import EVENTS_TABLE
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS sandbox_portal_state (
@@ -19,16 +20,8 @@ CREATE TABLE IF NOT EXISTS sandbox_portal_state (
     updated_turn INTEGER NOT NULL,
     PRIMARY KEY (service, resource, key)
 );
-CREATE TABLE IF NOT EXISTS sandbox_events (
-    id INTEGER PRIMARY KEY,
-    service TEXT NOT NULL,
-    type TEXT NOT NULL,
-    request_id INTEGER,
-    turn INTEGER NOT NULL,
-    at TEXT NOT NULL,
-    data TEXT NOT NULL
-);
 """
+TABLES += EVENTS_TABLE
 INSERT_ROW = (
     "INSERT INTO sandbox_portal_state (service, resource, key, data, version, updated_turn) "
     "VALUES (?, ?, ?, ?, ?, ?)"
