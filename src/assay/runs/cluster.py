@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import socket
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
@@ -33,6 +34,7 @@ from assay.taskrun.agents.resolve import agent_factory, close_agents
 # customer, pass threshold, world server) and the model provider's
 FORWARDED_PREFIXES = ("ASSAY_", "OPENAI_")
 WAIT_S = 0.5  # how long the driver waits for a result before it looks at a stop again
+CONNECT_S = 5.0  # how long a cluster's address may take to answer
 
 
 def forwarded_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -124,6 +126,8 @@ def connected(address: str | None) -> Iterator[Any]:
     if ray.is_initialized():
         yield ray
         return
+    if address is not None and (problem := _unreachable(address)):
+        raise UsageError(f"--ray-address: cannot connect to Ray at {address}: {problem}")
     terminate = signal.getsignal(signal.SIGTERM)  # ray.init puts in a handler of its own
     # processes started here inherit the mask; connecting to a cluster stays interruptible
     held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS if address is None else ())
@@ -145,6 +149,19 @@ def connected(address: str | None) -> Iterator[Any]:
         yield ray
     finally:
         ray.shutdown()
+
+
+def _unreachable(address: str) -> str | None:
+    """Why a host:port address takes no connection now (ray.init would wait on it for minutes);
+    None if it does, or if it is another form (ray://…, auto)."""
+    host, colon, port = address.rpartition(":")
+    if not colon or not port.isdigit() or "://" in address:
+        return None
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_S).close()
+    except OSError as error:
+        return str(error) or type(error).__name__
+    return None
 
 
 @contextmanager
