@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import socket
+import subprocess
 import sys
 from pathlib import Path
 
@@ -54,3 +56,21 @@ def test_an_address_that_is_no_address_is_one_line_and_exit_2(assay) -> None:
     assert ran.code == 2
     assert ran.err.startswith("error: --ray-address: cannot connect to Ray at nowhere: ")
     assert ran.err.count("\n") == 1
+
+
+def test_a_run_with_the_pool_never_imports_ray(tmp_path) -> None:
+    script = (
+        "import sys\n"
+        "from assay.cli.app import run_app\n"
+        f"sys.argv = ['assay', 'run', {str(SHOP)!r}, '--task', 'update-address', '--json']\n"
+        "try:\n"
+        "    run_app()\n"
+        "except SystemExit as done:\n"
+        "    assert not done.code, done.code\n"
+        "assert 'ray' not in sys.modules, 'ray was imported'\n"
+    )
+    env = {**os.environ, "ASSAY_HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
