@@ -39,5 +39,6 @@ bench: $(BIN)/assay $(BWRAP)
 	$(BIN)/python bench/sandbox.py
 	$(BIN)/python bench/sandbox_tasks.py
 	$(BIN)/python bench/agents_concurrency.py
+	$(BIN)/python bench/scaling.py
 	$(BIN)/python bench/healthcare.py
 	$(BIN)/python bench/fhir_server.py

@@ -95,7 +95,7 @@ def run(
         typer.Option(
             metavar="pool|ray",
             help="pool: worker processes on this machine; ray: Ray actors, on this machine or a "
-            "cluster (pip install 'assay[ray]').",
+            "cluster (pip install 'assay\\[ray]').",
         ),
     ] = "pool",
     ray_address: Annotated[
