@@ -202,3 +202,32 @@ def test_the_actors_get_assay_and_model_provider_settings_only(environ, forwarde
     chosen = forwarded_env(environ)
     assert len(chosen) == forwarded
     assert all(environ[name] == value for name, value in chosen.items())
+
+
+def test_the_cli_resumes_a_cancelled_run_with_ray(shop, tmp_path, monkeypatch, capsys) -> None:
+    from assay.cli.app import run_app
+
+    url = f"sqlite:///{tmp_path / 'records.db'}"
+    planned = prepare(shop, "reference", TASKS, repeats=2)
+    seen: list[str] = []
+
+    def interrupt(result: TaskRunResult) -> None:
+        seen.append(result.id)
+        if len(seen) == 1:
+            raise KeyboardInterrupt
+
+    with open_store(url) as store:
+        run_id = record_run(store, shop, "reference", planned, on_result=interrupt).benchmark_run.id
+    monkeypatch.setattr(
+        "sys.argv",
+        ["assay", "run", "--resume", run_id, "--executor", "ray", "--store", url, "--json"],
+    )
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as done:
+        run_app()  # Ray is connected in this process already: the run uses it, leaves it open
+    assert done.value.code == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["benchmark_run"]["phase"] == "completed"
+    assert [run["id"] for run in shown["task_runs"]] == [run.id for run in planned]
+    assert shown["benchmark_run"]["outcomes"]["verified"] == len(planned)
+    assert ray.is_initialized()
