@@ -15,6 +15,7 @@ import logging
 import os
 import signal
 import socket
+import threading
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
@@ -128,7 +129,8 @@ def connected(address: str | None) -> Iterator[Any]:
         return
     if address is not None and (problem := _unreachable(address)):
         raise UsageError(f"--ray-address: cannot connect to Ray at {address}: {problem}")
-    terminate = signal.getsignal(signal.SIGTERM)  # ray.init puts in a handler of its own
+    main = threading.current_thread() is threading.main_thread()
+    terminate = signal.getsignal(signal.SIGTERM)  # ray.init puts in a handler of its own there
     # processes started here inherit the mask; connecting to a cluster stays interruptible
     held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS if address is None else ())
     try:
@@ -143,7 +145,8 @@ def connected(address: str | None) -> Iterator[Any]:
             raise
         raise UsageError(f"--ray-address: cannot connect to Ray at {address}: {error}") from None
     finally:
-        signal.signal(signal.SIGTERM, terminate)
+        if main:
+            signal.signal(signal.SIGTERM, terminate)
         signal.pthread_sigmask(signal.SIG_SETMASK, held)
     try:
         yield ray
