@@ -64,7 +64,11 @@ def with_ray(benchmark, agent: str, planned, cpus: int) -> dict[str, float]:
 
     began = time.perf_counter()
     ray.init(
-        num_cpus=cpus, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR
+        "local",
+        num_cpus=cpus,
+        include_dashboard=False,
+        log_to_driver=False,
+        logging_level=logging.ERROR,
     )
     start_s = round(time.perf_counter() - began, 2)
     try:

@@ -46,6 +46,8 @@ def test_ctrl_c_to_the_group_keeps_what_began_whole_and_leaves_no_ray_behind(tmp
     process = subprocess.Popen(
         [ASSAY, *args, "--store", url, "--json"],
         cwd=tmp_path,
+        # with no --ray-address a local Ray is started, whatever $RAY_ADDRESS says
+        env={**os.environ, "RAY_ADDRESS": "127.0.0.1:1"},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

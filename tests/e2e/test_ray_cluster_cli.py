@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +26,7 @@ BIN = Path(sys.executable).parent
 NAP = f"{Path(__file__).with_name('nap_agent.py')}:NapAgent"  # 0.5 s per task run
 # a cluster with token authentication (Ray's default) is reached with this set where assay runs
 ENV = {**os.environ, "RAY_AUTH_MODE": "token"}
-HEAD_OPTIONS = ("--num-cpus=2", "--include-dashboard=false", "--disable-usage-stats")
+HEAD_OPTIONS = ("--block", "--num-cpus=2", "--include-dashboard=false", "--disable-usage-stats")
 
 
 def free_port() -> int:
@@ -39,9 +41,12 @@ def cluster(tmp_path_factory) -> Iterator[str]:
     own, which is killed whole after."""
     port = free_port()
     log = tmp_path_factory.mktemp("ray") / "head.log"
+    # a Ray directory of its own, so that no other ray.init on this machine finds this cluster
+    # (a short path: Ray's sockets live under it)
+    own = tempfile.mkdtemp(prefix="ray-", dir="/tmp")
     with log.open("w") as out:
         head = subprocess.Popen(
-            [BIN / "ray", "start", "--head", "--block", f"--port={port}", *HEAD_OPTIONS],
+            [BIN / "ray", "start", "--head", f"--port={port}", f"--temp-dir={own}", *HEAD_OPTIONS],
             env=ENV,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -56,6 +61,7 @@ def cluster(tmp_path_factory) -> Iterator[str]:
     finally:
         os.killpg(head.pid, signal.SIGKILL)
         head.wait()
+        shutil.rmtree(own, ignore_errors=True)
 
 
 def env_in(cwd: Path) -> dict[str, str]:

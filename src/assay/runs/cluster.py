@@ -135,7 +135,7 @@ def connected(address: str | None) -> Iterator[Any]:
     held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS if address is None else ())
     try:
         ray.init(
-            address=address,
+            address=address or "local",  # never $RAY_ADDRESS or a `ray start` found here
             include_dashboard=False,
             log_to_driver=False,  # a worker's prints would land in `--json` output
             logging_level=logging.ERROR,
