@@ -47,6 +47,7 @@ bench: $(BIN)/assay $(BWRAP)
 	$(BIN)/python bench/sandbox.py
 	$(BIN)/python bench/sandbox_tasks.py
 	$(BIN)/python bench/agents_concurrency.py
+	$(BIN)/python bench/scaling.py
 	$(BIN)/python bench/healthcare.py
 	$(BIN)/python bench/fhir_server.py
 	$(BIN)/python bench/gym.py

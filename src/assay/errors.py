@@ -22,6 +22,9 @@ class SpecError(AssayError):
         where = f"{file}: {field}" if field else file
         super().__init__(f"{where}: {self.message}")
 
+    def __reduce__(self):  # so that one raised in a worker process reaches the caller whole
+        return (type(self), (self.file, self.field, self.message), self.__dict__)
+
 
 class ToolError(AssayError):
     """A business error a tool reports to the agent (not found, refused, ...)."""

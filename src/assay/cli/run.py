@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from assay.cli.execution import Execution
 from assay.cli.options import JsonOption, SplitOption, StoreOption, TaskOption
 from assay.errors import UsageError
 
 if TYPE_CHECKING:
-    from assay.runs.execute import Executor
     from assay.runs.run import BenchmarkOutcome
     from assay.runs.store import Store
 
@@ -88,6 +88,22 @@ def run(
         int | None,
         typer.Option(
             min=1, help="Task runs at once, each in its own process (default: one per core)."
+        ),
+    ] = None,
+    executor: Annotated[
+        str,
+        typer.Option(
+            metavar="pool|ray",
+            help="pool: worker processes on this machine; ray: Ray actors, on this machine or a "
+            "cluster (pip install 'assay\\[ray]').",
+        ),
+    ] = "pool",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            metavar="ADDR",
+            help="--executor ray: the Ray cluster to run on (host:port, ray://host:port or auto; "
+            "default: a local one started for the run).",
         ),
     ] = None,
     world_db: Annotated[
@@ -199,6 +215,8 @@ def run(
 
         os.environ[PASS_THRESHOLD_ENV] = repr(pass_threshold)  # worker processes read it too
 
+    execution = Execution(workers, world_db, action_timeout, concurrency, executor, ray_address)
+    execution.check()
     if resume is not None:
         _refuse_with_resume(task, split, repeats)
     elif world is None:
@@ -212,7 +230,7 @@ def run(
                 world,
                 agent or DEFAULT_AGENT,
                 choice,
-                Execution(workers, world_db, action_timeout, concurrency),
+                execution,
                 as_json,
             )
         else:
@@ -221,7 +239,7 @@ def run(
                 resume,
                 world,
                 agent,
-                Execution(workers, world_db, action_timeout, concurrency),
+                execution,
                 as_json,
             )
         shown = records.location.shown
@@ -254,22 +272,6 @@ class Choice:
     repeats: int
     scored: bool
     include_withdrawn: bool
-
-
-@dataclass(frozen=True)
-class Execution:
-    """Where task runs happen: how many worker processes, on which PostgreSQL server if any, and
-    how long an agent's action may take."""
-
-    workers: int | None
-    world_db: str | None
-    action_timeout_s: float
-    concurrency: int = 1
-
-    def executor(self, runs: int) -> Executor:
-        from assay.runs import executor_for
-
-        return executor_for(self.workers, runs, self.action_timeout_s, self.concurrency)
 
 
 def _fresh(

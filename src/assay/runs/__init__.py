@@ -2,6 +2,7 @@
 
 from assay.runs.aggregate import Figures, aggregate
 from assay.runs.benchmark import Benchmark, open_benchmark
+from assay.runs.cluster import RayExecutor
 from assay.runs.execute import Executor, SerialExecutor
 from assay.runs.grade import grade
 from assay.runs.plan import PlannedRun, plan, select_tasks
@@ -17,6 +18,7 @@ __all__ = [
     "Figures",
     "PlannedRun",
     "ProcessExecutor",
+    "RayExecutor",
     "SerialExecutor",
     "aggregate",
     "executor_for",

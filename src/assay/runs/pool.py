@@ -69,7 +69,7 @@ def _serve(setup: WorkerSetup, channel: Connection) -> None:
         # a class agent's process is started here, once, and lives as long as the worker
         make_agent = agent_factory(setup.agent, action_timeout_s=setup.action_timeout_s)
     except Exception as error:
-        channel.send(("failed", _portable(error)))
+        channel.send(("failed", portable(error)))
         return
     lock = threading.Lock()
 
@@ -82,7 +82,7 @@ def _serve(setup: WorkerSetup, channel: Connection) -> None:
                 run_planned(benchmark, make_agent, run, setup.agent).model_dump_json(),
             )
         except Exception as error:
-            message = ("failed", _portable(error))
+            message = ("failed", portable(error))
         with lock:
             channel.send(message)
 
@@ -112,7 +112,7 @@ def _end_with(parent_sentinel: int) -> None:
     os._exit(1)
 
 
-def _portable(error: Exception) -> Exception:
+def portable(error: Exception) -> Exception:
     """The error itself if it can cross to the parent, else its text; the traceback as a note."""
     text = "".join(traceback.format_exception(error))
     try:

@@ -1,0 +1,48 @@
+"""Where `assay run` runs its task runs: the options that choose the executor, checked early."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from assay.errors import UsageError
+
+if TYPE_CHECKING:
+    from assay.runs.execute import Executor
+
+
+@dataclass(frozen=True)
+class Execution:
+    """Where task runs happen: in worker processes or Ray actors, how many, on which PostgreSQL
+    server if any, and how long an agent's action may take."""
+
+    workers: int | None
+    world_db: str | None
+    action_timeout_s: float
+    concurrency: int = 1
+    kind: str = "pool"
+    ray_address: str | None = None
+
+    def check(self) -> None:
+        """UsageError for an unknown executor, an address without Ray, or Ray not installed."""
+        if self.kind not in ("pool", "ray"):
+            raise UsageError(f"--executor: {self.kind!r} is neither pool nor ray")
+        if self.kind != "ray":
+            if self.ray_address is not None:
+                raise UsageError("--ray-address: only with --executor ray")
+            return
+        from importlib.util import find_spec
+
+        if find_spec("ray") is None:
+            raise UsageError("--executor ray: the ray package is missing; pip install 'assay[ray]'")
+
+    def executor(self, runs: int) -> Executor:
+        if self.kind == "ray":
+            from assay.runs.cluster import RayExecutor
+
+            return RayExecutor(
+                self.workers, self.ray_address, self.action_timeout_s, self.concurrency
+            )
+        from assay.runs import executor_for
+
+        return executor_for(self.workers, runs, self.action_timeout_s, self.concurrency)
