@@ -25,7 +25,8 @@ from assay.world.postgres.server import Server
 from assay.world.postgres.translate import Translator
 from assay.world.reserved import POSTGRES_DDL, RESERVED_ROWIDS, RESERVED_TABLES
 from assay.world.seed import first_line, load_seed
-from assay.world.snapshot import digest_rows, seed_services, service_tables, snapshot_key
+from assay.world.digest import digest_rows
+from assay.world.snapshot import seed_services, service_tables, snapshot_key
 
 BACKEND = "postgresql-3"  # bump when the translation changes what a template holds
 

@@ -1,0 +1,76 @@
+"""Which rows a task run changed: triggers built into the snapshot log each changed rowid, so that
+the final state hash reads those rows rather than every table written to."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+CHANGES = "sandbox_changes"
+ROWID_NAMES = frozenset({"rowid", "_rowid_", "oid"})
+
+
+def trackable(connection: sqlite3.Connection, columns: dict[str, tuple[str, ...]]) -> list[str]:
+    """The tables whose changes can be logged by rowid: every ordinary rowid table, or none when
+    the world has triggers or virtual tables of its own (ours need recursive triggers, which
+    would change what the world's do, and a virtual table writes where no trigger sees)."""
+    kinds = connection.execute("SELECT type, sql FROM sqlite_schema").fetchall()
+    if any(kind == "trigger" or "VIRTUAL" in (sql or "")[:20].upper() for kind, sql in kinds):
+        return []
+    return [table for table, names in columns.items() if _has_rowid(connection, table, names)]
+
+
+def _has_rowid(connection: sqlite3.Connection, table: str, names: Sequence[str]) -> bool:
+    if ROWID_NAMES & {name.lower() for name in names}:
+        return False  # a column named rowid hides the real one
+    try:
+        connection.execute(f"SELECT rowid FROM {quoted(table)} LIMIT 0")
+    except sqlite3.Error:
+        return False  # WITHOUT ROWID
+    return True
+
+
+def install(connection: sqlite3.Connection, tables: Sequence[str]) -> None:
+    """The change log and, per table, a trigger per kind of change that logs the rowids touched
+    (an update logs the old rowid and the new one, which differ when the rowid itself changes)."""
+    statements = [f"CREATE TABLE {CHANGES} (tbl TEXT NOT NULL, rid INTEGER NOT NULL)"]
+    for index, table in enumerate(tables):
+        name, target = f"{CHANGES}_{index}", quoted(table)
+        literal = "'" + table.replace("'", "''") + "'"
+        log = f"INSERT INTO {CHANGES} VALUES"
+        statements += [
+            f"CREATE TRIGGER {name}_i AFTER INSERT ON {target} BEGIN "
+            f"{log} ({literal}, NEW.rowid); END",
+            f"CREATE TRIGGER {name}_u AFTER UPDATE ON {target} BEGIN "
+            f"{log} ({literal}, OLD.rowid), ({literal}, NEW.rowid); END",
+            f"CREATE TRIGGER {name}_d AFTER DELETE ON {target} BEGIN "
+            f"{log} ({literal}, OLD.rowid); END",
+        ]
+    connection.executescript(";\n".join(statements) + ";")
+
+
+def track(connection: sqlite3.Connection) -> None:
+    """Rows that REPLACE deletes fire delete triggers only when triggers may recurse."""
+    connection.execute("PRAGMA recursive_triggers = ON")
+
+
+def changed_rows(connection: sqlite3.Connection, table: str) -> tuple[list[int], list[Any]]:
+    """The rowids logged for `table` and the rows that hold them now (on a locked copy too)."""
+    logged = f"SELECT DISTINCT rid FROM {CHANGES} WHERE tbl = ?"
+    rowids = [row[0] for row in connection.execute(logged, (table,))]
+    if not rowids:
+        return [], []
+    statement = f"SELECT * FROM {quoted(table)} WHERE rowid IN ({logged})"
+    return rowids, connection.execute(statement, (table,)).fetchall()
+
+
+def rows_by_rowid(connection: sqlite3.Connection, table: str, rowids: list[int]) -> list[Any]:
+    """The rows of `table` that hold these rowids."""
+    statement = f"SELECT * FROM {quoted(table)} WHERE rowid IN (SELECT value FROM json_each(?))"
+    return connection.execute(statement, (json.dumps(rowids),)).fetchall()
+
+
+def quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
