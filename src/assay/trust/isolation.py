@@ -20,8 +20,8 @@ from assay.taskrun.session import Session
 from assay.trust.diff import differences
 from assay.trust.record import run_record
 from assay.trust.validate import attempt
-from assay.world.live import World
 from assay.world.digest import combine
+from assay.world.live import World
 from assay.world.tools import Tool
 
 FactName = Literal["identical_resets", "controlled_clock", "no_network"]

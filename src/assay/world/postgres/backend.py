@@ -12,6 +12,7 @@ import psycopg
 from assay.errors import EnvironmentFailure
 from assay.spec.world import WorldSpec
 from assay.world.database import Params, Written
+from assay.world.digest import combine
 from assay.world.guard import QueryRefused
 from assay.world.postgres.database import PostgresDatabase
 from assay.world.postgres.guard import ReadOnlyDatabase, Rows
@@ -20,7 +21,6 @@ from assay.world.postgres.server import PREFIX, Login, Server
 from assay.world.postgres.template import Template, load_template, table_digest
 from assay.world.postgres.translate import Translator
 from assay.world.seed import first_line
-from assay.world.digest import combine
 
 
 class PostgresBackend:
