@@ -42,3 +42,4 @@ bench: $(BIN)/assay $(BWRAP)
 	$(BIN)/python bench/healthcare.py
 	$(BIN)/python bench/fhir_server.py
 	$(BIN)/python bench/gym.py
+	$(BIN)/python bench/large_world.py

@@ -56,14 +56,20 @@ def track(connection: sqlite3.Connection) -> None:
     connection.execute("PRAGMA recursive_triggers = ON")
 
 
-def changed_rows(connection: sqlite3.Connection, table: str) -> tuple[list[int], list[Any]]:
-    """The rowids logged for `table` and the rows that hold them now (on a locked copy too)."""
-    logged = f"SELECT DISTINCT rid FROM {CHANGES} WHERE tbl = ?"
-    rowids = [row[0] for row in connection.execute(logged, (table,))]
-    if not rowids:
-        return [], []
-    statement = f"SELECT * FROM {quoted(table)} WHERE rowid IN ({logged})"
-    return rowids, connection.execute(statement, (table,)).fetchall()
+def logged(connection: sqlite3.Connection) -> dict[str, list[int]]:
+    """The rowids logged per table, each once."""
+    found: dict[str, list[int]] = {}
+    for table, rowid in connection.execute(f"SELECT DISTINCT tbl, rid FROM {CHANGES}"):
+        found.setdefault(table, []).append(rowid)
+    return found
+
+
+def rows_now(connection: sqlite3.Connection, table: str) -> list[Any]:
+    """The rows of `table` that hold its logged rowids now (on a locked copy too)."""
+    statement = (
+        f"SELECT * FROM {quoted(table)} WHERE rowid IN (SELECT rid FROM {CHANGES} WHERE tbl = ?)"
+    )
+    return connection.execute(statement, (table,)).fetchall()
 
 
 def rows_by_rowid(connection: sqlite3.Connection, table: str, rowids: list[int]) -> list[Any]:

@@ -50,13 +50,13 @@ class Snapshot:
         a tracked table's digest is updated from the rows it changed, any other is read whole.
         `full` reads every written table whole (for a copy whose schema changed)."""
         digests = dict(self.digests)
+        changed = {} if full else changes.logged(connection)
         for table in written & digests.keys():
             if full or table not in self.tracked:
                 digests[table] = table_digest(connection, table)
-                continue
-            rowids, now = changes.changed_rows(connection, table)
-            if rowids:
-                before = changes.rows_by_rowid(self._reader(), table, rowids)
+            elif table in changed:
+                before = changes.rows_by_rowid(self._reader(), table, changed[table])
+                now = changes.rows_now(connection, table)
                 digests[table] = updated(digests[table], before, now)
         return combine(digests)
 
