@@ -10,16 +10,27 @@ from typing import Any
 
 CHANGES = "sandbox_changes"
 ROWID_NAMES = frozenset({"rowid", "_rowid_", "oid"})
+# A table smaller than this is cheaper to read whole than its triggers are to parse at each reset.
+TRACKED_FROM_ROWS = 128
 
 
 def trackable(connection: sqlite3.Connection, columns: dict[str, tuple[str, ...]]) -> list[str]:
-    """The tables whose changes can be logged by rowid: every ordinary rowid table, or none when
-    the world has triggers or virtual tables of its own (ours need recursive triggers, which
-    would change what the world's do, and a virtual table writes where no trigger sees)."""
+    """The tables whose changes are worth logging by rowid: every ordinary rowid table of at least
+    TRACKED_FROM_ROWS rows, or none when the world has triggers or virtual tables of its own (ours
+    need recursive triggers, which would change what the world's do, and a virtual table writes
+    where no trigger sees)."""
     kinds = connection.execute("SELECT type, sql FROM sqlite_schema").fetchall()
     if any(kind == "trigger" or "VIRTUAL" in (sql or "")[:20].upper() for kind, sql in kinds):
         return []
-    return [table for table, names in columns.items() if _has_rowid(connection, table, names)]
+    return [
+        table
+        for table, names in columns.items()
+        if _has_rowid(connection, table, names) and _rows(connection, table) >= TRACKED_FROM_ROWS
+    ]
+
+
+def _rows(connection: sqlite3.Connection, table: str) -> int:
+    return connection.execute(f"SELECT count(*) FROM {quoted(table)}").fetchone()[0]
 
 
 def _has_rowid(connection: sqlite3.Connection, table: str, names: Sequence[str]) -> bool:
@@ -35,6 +46,8 @@ def _has_rowid(connection: sqlite3.Connection, table: str, names: Sequence[str])
 def install(connection: sqlite3.Connection, tables: Sequence[str]) -> None:
     """The change log and, per table, a trigger per kind of change that logs the rowids touched
     (an update logs the old rowid and the new one, which differ when the rowid itself changes)."""
+    if not tables:
+        return  # a world of small tables has no log at all
     statements = [f"CREATE TABLE {CHANGES} (tbl TEXT NOT NULL, rid INTEGER NOT NULL)"]
     for index, table in enumerate(tables):
         name, target = f"{CHANGES}_{index}", quoted(table)

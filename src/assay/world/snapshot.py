@@ -50,7 +50,7 @@ class Snapshot:
         a tracked table's digest is updated from the rows it changed, any other is read whole.
         `full` reads every written table whole (for a copy whose schema changed)."""
         digests = dict(self.digests)
-        changed = {} if full else changes.logged(connection)
+        changed = changes.logged(connection) if self.tracked and not full else {}
         for table in written & digests.keys():
             if full or table not in self.tracked:
                 digests[table] = table_digest(connection, table)
