@@ -165,7 +165,7 @@ def test_a_world_of_small_tables_has_no_change_log(tmp_path):
 
 def test_a_tool_that_turns_recursive_triggers_off_is_read_whole(snapshot):
     copy = SqliteCopy(snapshot)
-    copy.execute("PRAGMA recursive_triggers = OFF")  # REPLACE would then delete unlogged
+    copy.execute("PRAGMA Recursive_Triggers = OFF")  # REPLACE would then delete unlogged
     copy.execute("INSERT OR REPLACE INTO people (id, email) VALUES (99, 'a@x')")
     assert copy.reshaped
     assert copy.state_hash() == whole(copy)

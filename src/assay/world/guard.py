@@ -51,7 +51,9 @@ def track_writes(connection: sqlite3.Connection, written: set[str], reshaped: se
     def authorize(action: int, first: str | None, *_: object) -> int:
         if action in WRITING and first:
             written.add(first)
-        elif action in RESHAPING or (action == sqlite3.SQLITE_PRAGMA and first in TRACKING):
+        elif action in RESHAPING or (
+            action == sqlite3.SQLITE_PRAGMA and (first or "").lower() in TRACKING
+        ):
             reshaped.add(first or "")
         return sqlite3.SQLITE_OK
 
