@@ -52,3 +52,4 @@ bench: $(BIN)/assay $(BWRAP)
 	$(BIN)/python bench/fhir_server.py
 	$(BIN)/python bench/gym.py
 	$(BIN)/python bench/protocols.py
+	$(BIN)/python bench/large_world.py

@@ -175,3 +175,15 @@ def test_an_unscored_run_shows_everything(store, benchmark):
     planned = prepare(benchmark, "reference", TASKS[:1])
     run_id = record_run(store, benchmark, "reference", planned).benchmark_run.id
     assert all(c.details and c.evidence for c in load_outcome(store, run_id).task_runs[0].checks)
+
+
+def test_a_run_read_back_a_page_at_a_time_equals_it_read_whole(store, benchmark):
+    planned = prepare(benchmark, "reference", TASKS, repeats=2)
+    outcome = record_run(store, benchmark, "reference", planned, results=False)
+    assert outcome.task_runs == []  # nothing held in memory
+    assert outcome.benchmark_run.task_runs == len(planned)
+    paged = list(store.each_result(outcome.benchmark_run.id, trajectories_too=True, page=4))
+    whole = store.results(outcome.benchmark_run.id, trajectories_too=True)
+    assert [result.id for result in paged] == [run.id for run in planned]
+    assert paged == whole
+    assert all(result.trajectory for result in paged)

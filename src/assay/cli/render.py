@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -46,7 +46,10 @@ def progress(total: int, *, enabled: bool = True) -> Iterator[Callable[[Any], No
         yield lambda _: bar.advance(job)
 
 
-def print_outcome(outcome: BenchmarkOutcome) -> None:
+def print_outcome(
+    outcome: BenchmarkOutcome, task_runs: Iterable[TaskRunResult] | None = None
+) -> None:
+    """The result table, one row per task run (`task_runs`, else the outcome's), and the figures."""
     run = outcome.benchmark_run
     title = f"{run.world}@{run.world_version} · agent {run.agent}"
     if run.scored_run:
@@ -55,7 +58,7 @@ def print_outcome(outcome: BenchmarkOutcome) -> None:
     for column in ("task", "outcome", "score", "verdict", "summary", "failed checks"):
         # the task and its outcome stay on one line; summaries and details wrap around them
         table.add_column(column, overflow="fold", no_wrap=column in ("task", "outcome"))
-    for result in outcome.task_runs:
+    for result in outcome.task_runs if task_runs is None else task_runs:
         name = result.task_id + (f" #{result.repeat}" if run.repeats > 1 else "")
         style = OUTCOME_STYLE[result.outcome]
         table.add_row(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 from collections.abc import Iterator, Sequence
@@ -242,25 +241,16 @@ def run(
                 execution,
                 as_json,
             )
-        shown = records.location.shown
-    if save_trajectories is not None:
-        save(outcome.task_runs, save_trajectories)
-    _report(outcome.redacted(), shown, as_json)
+        from assay.cli.run_output import report, save
+
+        if save_trajectories is not None:
+            save(records, outcome, save_trajectories)
+        report(records, outcome, as_json)
     if outcome.benchmark_run.phase == "cancelled":
         raise typer.Exit(130)
     score = outcome.benchmark_run.score
     if fail_under is not None and (score is None or score < fail_under):
         raise typer.Exit(1)
-
-
-def _report(outcome: BenchmarkOutcome, store: str, as_json: bool) -> None:
-    from assay.cli.render import console, print_outcome
-
-    if as_json:
-        typer.echo(json.dumps(outcome.as_json()))
-    else:
-        print_outcome(outcome)
-        console.print(f"benchmark run {outcome.benchmark_run.id} is in {store}")
 
 
 @dataclass(frozen=True)
@@ -306,6 +296,7 @@ def _fresh(
             scored=scored,
             executor=execution.executor(len(planned)),
             on_result=advance,
+            results=False,  # read back a page at a time to print
         )
 
 
@@ -330,7 +321,14 @@ def _resumed(
     executor = execution.executor(len(planned))
     with progress(len(planned), enabled=not quiet) as advance:
         return continue_run(
-            records, benchmark, record.id, record.agent, planned, executor, on_result=advance
+            records,
+            benchmark,
+            record.id,
+            record.agent,
+            planned,
+            executor,
+            on_result=advance,
+            results=False,
         )
 
 
@@ -357,17 +355,3 @@ def _cancel_on_terminate() -> Iterator[None]:
         raise typer.Exit(130) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
-
-
-def save(task_runs: list, directory: Path) -> None:
-    directory.mkdir(parents=True, exist_ok=True)
-    for result in task_runs:
-        record = {
-            "task_run_id": result.id,
-            "task_id": result.task_id,
-            "repeat": result.repeat,
-            "agent": result.agent,
-            "trajectory": result.trajectory,
-        }
-        path = directory / f"{result.task_id}-{result.repeat}-{result.id}.json"
-        path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")

@@ -28,8 +28,10 @@ def record_run(
     scored: bool = False,
     executor: Executor | None = None,
     on_result: OnResult | None = None,
+    results: bool = True,
 ) -> BenchmarkOutcome:
-    """Create the run with a row per planned task run, then run it, storing each result as it ends."""
+    """Create the run with a row per planned task run, then run it, storing each result as it ends.
+    With `results` false the outcome holds no task runs: read them with `Store.each_result`."""
     run_id = new_id("br")
     world = benchmark.world
     store.create_benchmark_run(
@@ -43,7 +45,7 @@ def record_run(
         splits={task_id: task.split for task_id, task in benchmark.tasks.items()},
         scored=scored,
     )
-    return continue_run(store, benchmark, run_id, agent, planned, executor, on_result)
+    return continue_run(store, benchmark, run_id, agent, planned, executor, on_result, results)
 
 
 def resume_plan(store: Store, benchmark: Benchmark, record: RunRecord) -> list[PlannedRun]:
@@ -76,9 +78,11 @@ def continue_run(
     planned: Sequence[PlannedRun],
     executor: Executor | None = None,
     on_result: OnResult | None = None,
+    results: bool = True,
 ) -> BenchmarkOutcome:
     """Run planned task runs into a stored run, each marked `started` as it begins and stored whole
-    as it ends, then mark the run completed, cancelled or failed."""
+    as it ends, then mark the run completed, cancelled or failed. No result stays in memory while
+    it runs; with `results` false none is read back either (see `Store.each_result`)."""
     store.start_benchmark_run(run_id)
 
     def begin(run: PlannedRun) -> None:
@@ -91,14 +95,14 @@ def continue_run(
 
     try:
         _, phase = execute(
-            benchmark, agent, planned, executor=executor, on_result=save, on_start=begin
+            benchmark, agent, planned, executor=executor, on_result=save, on_start=begin, keep=False
         )
     except BaseException:
         with suppress(Exception):  # the error that stopped the run matters more than this one
             _finish(store, run_id, "cancelled", "failed")
         raise
     _finish(store, run_id, phase, phase)
-    return load_outcome(store, run_id, trajectories=True, reveal=True)
+    return load_outcome(store, run_id, trajectories=True, reveal=True, results=results)
 
 
 def _finish(store: Store, run_id: str, phase: str, status: str) -> None:
@@ -115,14 +119,16 @@ def load_outcome(
     task: str | None = None,
     trajectories: bool = False,
     reveal: bool = False,
+    results: bool = True,
 ) -> BenchmarkOutcome:
-    """A stored run with figures over its finished task runs; a scored one hides details unless revealed."""
+    """A stored run with figures over its finished task runs; a scored one hides details unless
+    revealed. With `results` false, the figures alone."""
     record = store.benchmark_run(run_id)
     figures = aggregate(store.task_rows(record.id))
-    results = store.results(record.id, task=task, trajectories_too=trajectories)
+    found = store.results(record.id, task=task, trajectories_too=trajectories) if results else []
     if record.scored and not reveal:
-        results = [result.redacted() for result in results]
-    return BenchmarkOutcome(benchmark_run=benchmark_result(record, figures), task_runs=results)
+        found = [result.redacted() for result in found]
+    return BenchmarkOutcome(benchmark_run=benchmark_result(record, figures), task_runs=found)
 
 
 def benchmark_result(record: RunRecord, figures: Figures) -> BenchmarkRunResult:

@@ -81,17 +81,20 @@ def execute(
     executor: Executor | None = None,
     on_result: Callable[[TaskRunResult], None] | None = None,
     on_start: Callable[[PlannedRun], None] | None = None,
+    keep: bool = True,
 ) -> tuple[list[TaskRunResult], Literal["completed", "cancelled"]]:
     """Run the planned task runs, results in planned order; Ctrl-C stops early as `cancelled`.
 
-    `on_start(run)` is told as each task run begins, `on_result(result)` as it ends.
+    `on_start(run)` is told as each task run begins, `on_result(result)` as it ends; with `keep`
+    false no result is kept (the list is empty), so that memory does not grow with the run.
     """
     results: list[TaskRunResult] = []
 
     def collect(result: TaskRunResult) -> None:
         if on_result is not None:
             on_result(result)
-        results.append(result)
+        if keep:
+            results.append(result)
 
     phase: Literal["completed", "cancelled"] = "completed"
     try:

@@ -30,10 +30,16 @@ def unknown_names(statement: exp.Expression, columns: Schema, backend: str = "sq
     problems = _unknown_tables(statement, schema)
     if problems:
         return problems  # the columns of a table that does not exist cannot be judged
+    named = {table.name.lower() for table in statement.find_all(exp.Table)}
     try:
         qualified = qualify(
             statement.copy(),
-            schema={table: dict.fromkeys(names, "TEXT") for table, names in schema.items()},
+            # only the tables it names: sqlglot normalises every table it is given, per statement
+            schema={
+                table: dict.fromkeys(names, "TEXT")
+                for table, names in schema.items()
+                if table in named
+            },
             dialect=DIALECTS[backend],
             validate_qualify_columns=False,
             identify=False,

@@ -20,8 +20,8 @@ from assay.taskrun.session import Session
 from assay.trust.diff import differences
 from assay.trust.record import run_record
 from assay.trust.validate import attempt
+from assay.world.digest import combine
 from assay.world.live import World
-from assay.world.snapshot import combine
 from assay.world.tools import Tool
 
 FactName = Literal["identical_resets", "controlled_clock", "no_network"]
@@ -153,7 +153,7 @@ def _full_hash(world: World) -> str:
     live = world.reset()
     try:
         live.db.written.update(world.snapshot.columns)  # hash every table, not just written ones
-        return live.db.state_hash()
+        return live.db.state_hash(full=True)
     finally:
         live.close()
 

@@ -44,7 +44,7 @@ class WorldCopy(Database, Protocol):
 
     def lock_readonly(self) -> None: ...
 
-    def state_hash(self) -> str: ...
+    def state_hash(self, *, full: bool = False) -> str: ...
 
     def run_limited(
         self, seconds: float, sql: str, params: Params, max_rows: int | None = None
@@ -145,16 +145,19 @@ class SqliteCopy(SqliteDatabase):
         super().__init__(snapshot.open_copy())
         self.snapshot = snapshot
         self.written: set[str] = set()
-        track_writes(self.connection, self.written)
+        self.reshaped: set[str] = set()  # a changed schema may have dropped the change log
+        track_writes(self.connection, self.written, self.reshaped)
 
     def lock_readonly(self) -> None:
         lock_readonly(self.connection)
 
-    def state_hash(self) -> str:
-        """Content hash of the copy; the checks' cap on a value's length does not apply to it."""
+    def state_hash(self, *, full: bool = False) -> str:
+        """Content hash of the copy; the checks' cap on a value's length does not apply to it.
+        `full` reads every table it wrote to whole rather than only the rows that changed."""
         capped = self.connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, UNCAPPED)
+        full = full or bool(self.reshaped)
         try:
-            return self.snapshot.state_hash(self.connection, self.written)
+            return self.snapshot.state_hash(self.connection, self.written, full=full)
         finally:
             self.connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, capped)
 

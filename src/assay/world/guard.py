@@ -18,6 +18,12 @@ READING = frozenset(
 )
 REFUSED_FUNCTIONS = frozenset({"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"})
 WRITING = frozenset({sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE})
+RESHAPING = frozenset(
+    getattr(sqlite3, f"SQLITE_{verb}_{thing}")
+    for verb in ("CREATE", "DROP")
+    for thing in ("INDEX", "TABLE", "TRIGGER", "VIEW", "TEMP_INDEX", "TEMP_TABLE", "TEMP_TRIGGER")
+) | {sqlite3.SQLITE_ALTER_TABLE, sqlite3.SQLITE_CREATE_VTABLE, sqlite3.SQLITE_DROP_VTABLE}
+TRACKING = frozenset({"recursive_triggers"})  # pragmas the change log depends on
 
 
 def _authorize_read(action: int, first: str | None, second: str | None, *_: object) -> int:
@@ -37,12 +43,18 @@ def lock_readonly(connection: sqlite3.Connection) -> None:
     cap_heap()
 
 
-def track_writes(connection: sqlite3.Connection, written: set[str]) -> None:
-    """Record in `written` every table a statement prepared on this connection may change."""
+def track_writes(connection: sqlite3.Connection, written: set[str], reshaped: set[str]) -> None:
+    """Record in `written` every table a statement prepared on this connection may change, and in
+    `reshaped` every schema object one may create, drop or alter (or a pragma that the change log
+    of `assay.world.changes` depends on)."""
 
-    def authorize(action: int, table: str | None, *_: object) -> int:
-        if action in WRITING and table:
-            written.add(table)
+    def authorize(action: int, first: str | None, *_: object) -> int:
+        if action in WRITING and first:
+            written.add(first)
+        elif action in RESHAPING or (
+            action == sqlite3.SQLITE_PRAGMA and (first or "").lower() in TRACKING
+        ):
+            reshaped.add(first or "")
         return sqlite3.SQLITE_OK
 
     connection.set_authorizer(authorize)

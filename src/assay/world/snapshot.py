@@ -6,43 +6,69 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.errors import SpecError
 from assay.spec.files import read_text, shown
 from assay.spec.world import RESERVED_PREFIX, WorldSpec
+from assay.world import changes
 from assay.world.database import SqliteDatabase
+from assay.world.digest import combine, digest_rows, updated
 from assay.world.reserved import RESERVED_TABLES, SQLITE_DDL
 from assay.world.seed import SeedTarget, load_seed
 
 if TYPE_CHECKING:
     from assay.world.services.base import Service
 
-FORMAT = "assay-snapshot-2"
+FORMAT = "assay-snapshot-3"  # 3: multiset digests, change triggers
 
 
 @dataclass(frozen=True)
 class Snapshot:
     key: str
-    image: bytes
+    image: bytes = field(repr=False)
     columns: dict[str, tuple[str, ...]]
     digests: dict[str, str]
+    tracked: frozenset[str] = frozenset()  # tables whose changed rowids triggers log
+    _readers: threading.local = field(default_factory=threading.local, compare=False, repr=False)
 
     def open_copy(self) -> sqlite3.Connection:
         """A fresh in-memory database holding exactly the starting state."""
         connection = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         connection.deserialize(self.image)
+        if self.tracked:
+            changes.track(connection)
         return connection
 
-    def state_hash(self, connection: sqlite3.Connection, written: set[str]) -> str:
-        """Content hash of a database that started as this snapshot and changed only `written`."""
+    def state_hash(
+        self, connection: sqlite3.Connection, written: set[str], *, full: bool = False
+    ) -> str:
+        """Content hash of a database that started as this snapshot and changed only `written`:
+        a tracked table's digest is updated from the rows it changed, any other is read whole.
+        `full` reads every written table whole (for a copy whose schema changed)."""
         digests = dict(self.digests)
+        changed = changes.logged(connection) if self.tracked and not full else {}
         for table in written & digests.keys():
-            digests[table] = table_digest(connection, table)
+            if full or table not in self.tracked:
+                digests[table] = table_digest(connection, table)
+            elif table in changed:
+                before = changes.rows_by_rowid(self._reader(), table, changed[table])
+                now = changes.rows_now(connection, table)
+                digests[table] = updated(digests[table], before, now)
         return combine(digests)
+
+    def _reader(self) -> sqlite3.Connection:
+        """This thread's read-only copy of the starting state, for the rows before they changed."""
+        reader = getattr(self._readers, "connection", None)
+        if reader is None:
+            reader = sqlite3.connect(":memory:", isolation_level=None)
+            reader.deserialize(self.image)
+            reader.execute("PRAGMA query_only = ON")
+            self._readers.connection = reader
+        return reader
 
 
 def cache_dir() -> Path:
@@ -110,8 +136,10 @@ def build_snapshot(root: Path, spec: WorldSpec, key: str) -> Snapshot:
         seed_services(target, root, spec)
         columns = {table: _columns(connection, table) for table in _tables(connection)}
         digests = {table: table_digest(connection, table) for table in columns}
+        tracked = changes.trackable(connection, columns)
+        changes.install(connection, tracked)
         connection.execute("VACUUM")
-        return Snapshot(key, connection.serialize(), columns, digests)
+        return Snapshot(key, connection.serialize(), columns, digests, frozenset(tracked))
     finally:
         connection.close()
 
@@ -167,20 +195,7 @@ def _relative(root: Path, path: Path) -> str:
 
 def table_digest(connection: sqlite3.Connection, table: str) -> str:
     """Order-free digest of a table's rows, so that the same content hashes the same."""
-    return digest_rows(connection.execute(f'SELECT * FROM "{table}"').fetchall())
-
-
-def digest_rows(rows: Iterable[Sequence[Any]]) -> str:
-    """Order-free digest of rows of plain values (int, float, str, bytes, None) on any backend."""
-    encoded = sorted(map(repr, map(tuple, rows)))  # repr of plain values is exact and fast
-    return hashlib.sha256("\n".join(encoded).encode()).hexdigest()
-
-
-def combine(digests: dict[str, str]) -> str:
-    """One hash for a whole database; table names compare as SQL does, whatever their case."""
-    named = sorted((table.lower(), digest) for table, digest in digests.items())
-    text = "\n".join(f"{table}:{digest}" for table, digest in named)
-    return hashlib.sha256(text.encode()).hexdigest()
+    return digest_rows(connection.execute(f'SELECT * FROM "{table}"'))
 
 
 def _tables(connection: sqlite3.Connection) -> list[str]:
@@ -201,7 +216,8 @@ def _read_cached(stem: Path, key: str) -> Snapshot | None:
         if info.get("key") != key:
             return None
         columns = {table: tuple(names) for table, names in info["columns"].items()}
-        return Snapshot(key, image.read_bytes(), columns, info["digests"])
+        tracked = frozenset(info["tracked"])
+        return Snapshot(key, image.read_bytes(), columns, info["digests"], tracked)
     except (OSError, ValueError, KeyError):
         return None
 
@@ -209,7 +225,12 @@ def _read_cached(stem: Path, key: str) -> Snapshot | None:
 def _write_cached(stem: Path, snapshot: Snapshot) -> Snapshot:
     try:
         stem.parent.mkdir(parents=True, exist_ok=True)
-        meta = {"key": snapshot.key, "columns": snapshot.columns, "digests": snapshot.digests}
+        meta = {
+            "key": snapshot.key,
+            "columns": snapshot.columns,
+            "digests": snapshot.digests,
+            "tracked": sorted(snapshot.tracked),
+        }
         for suffix, data in ((".sqlite", snapshot.image), (".json", json.dumps(meta).encode())):
             temporary = Path(f"{stem}{suffix}.{os.getpid()}.tmp")
             temporary.write_bytes(data)

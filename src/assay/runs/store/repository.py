@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Engine, delete, func, insert, or_, select, update
@@ -371,13 +371,27 @@ class Store(ValidationRecords, BuildRecords, KeyRecords):
         self, run_id: str, *, task: str | None = None, trajectories_too: bool = False
     ) -> list[TaskRunResult]:
         """The run's finished task runs in full; `task` picks one task's (or one task run's)."""
-        where = [
-            task_runs.c.benchmark_run_id == run_id,
-            task_runs.c.phase == "completed",
-            task_runs.c.result.is_not(None),  # a task run cancelled before it started has none
-        ]
+        where = _finished(run_id)
         if task is not None:
             where.append(or_(task_runs.c.task_id == task, task_runs.c.id == task))
+        return self._results(where, trajectories_too)
+
+    def each_result(
+        self, run_id: str, *, trajectories_too: bool = False, page: int = 200
+    ) -> Iterator[TaskRunResult]:
+        """The run's finished task runs in full, in order, read `page` at a time so that a run of
+        any size is never all in memory."""
+        where = _finished(run_id)
+        with self.engine.connect() as connection:
+            ids = connection.execute(
+                select(task_runs.c.id).where(*where).order_by(task_runs.c.position)
+            ).scalars()
+            ids = list(ids)
+        for start in range(0, len(ids), page):
+            chosen = [*where, task_runs.c.id.in_(ids[start : start + page])]
+            yield from self._results(chosen, trajectories_too)
+
+    def _results(self, where: list[Any], trajectories_too: bool) -> list[TaskRunResult]:
         with self.engine.connect() as connection:
             rows = connection.execute(
                 select(task_runs.c.id, task_runs.c.result, task_runs.c.axes, task_runs.c.summary)
@@ -403,6 +417,14 @@ class Store(ValidationRecords, BuildRecords, KeyRecords):
                     ).all()
                 )
         return [result_of(row, checks[row.id], saved.get(row.id)) for row in rows]
+
+
+def _finished(run_id: str) -> list[Any]:
+    return [
+        task_runs.c.benchmark_run_id == run_id,
+        task_runs.c.phase == "completed",
+        task_runs.c.result.is_not(None),  # a task run cancelled before it started has none
+    ]
 
 
 def _check_id() -> str:

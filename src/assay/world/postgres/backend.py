@@ -12,6 +12,7 @@ import psycopg
 from assay.errors import EnvironmentFailure
 from assay.spec.world import WorldSpec
 from assay.world.database import Params, Written
+from assay.world.digest import combine
 from assay.world.guard import QueryRefused
 from assay.world.postgres.database import PostgresDatabase
 from assay.world.postgres.guard import ReadOnlyDatabase, Rows
@@ -20,7 +21,6 @@ from assay.world.postgres.server import PREFIX, Login, Server
 from assay.world.postgres.template import Template, load_template, table_digest
 from assay.world.postgres.translate import Translator
 from assay.world.seed import first_line
-from assay.world.snapshot import combine
 
 
 class PostgresBackend:
@@ -120,8 +120,9 @@ class PostgresCopy(PostgresDatabase):
     ) -> Rows:
         return self._reading().run_limited(seconds, sql, params, max_rows)
 
-    def state_hash(self) -> str:
-        """Content hash of the copy, equal to SQLite's for the same content."""
+    def state_hash(self, *, full: bool = False) -> str:
+        """Content hash of the copy, equal to SQLite's for the same content; every table it
+        wrote to is read whole (`full` is always so here)."""
         template = self.source.snapshot
         digests = dict(template.digests)
         changed = digests.keys() if template.indirect else self.written & digests.keys()

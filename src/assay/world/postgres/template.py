@@ -17,6 +17,7 @@ from psycopg import errors, sql
 from assay.errors import SpecError
 from assay.spec.files import read_text, shown
 from assay.spec.world import RESERVED_PREFIX, WorldSpec
+from assay.world.digest import digest_rows
 from assay.world.postgres.database import PostgresDatabase
 from assay.world.postgres.guard import ROW_CAP
 from assay.world.postgres.roles import grant_and_revoke
@@ -25,7 +26,7 @@ from assay.world.postgres.server import Server
 from assay.world.postgres.translate import Translator
 from assay.world.reserved import POSTGRES_DDL, RESERVED_ROWIDS, RESERVED_TABLES
 from assay.world.seed import first_line, load_seed
-from assay.world.snapshot import digest_rows, seed_services, service_tables, snapshot_key
+from assay.world.snapshot import seed_services, service_tables, snapshot_key
 
 BACKEND = "postgresql-3"  # bump when the translation changes what a template holds
 

@@ -1,0 +1,95 @@
+"""Which rows a task run changed: triggers built into the snapshot log each changed rowid, so that
+the final state hash reads those rows rather than every table written to."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+CHANGES = "sandbox_changes"
+ROWID_NAMES = frozenset({"rowid", "_rowid_", "oid"})
+# A table smaller than this is cheaper to read whole than its triggers are to parse at each reset.
+TRACKED_FROM_ROWS = 128
+
+
+def trackable(connection: sqlite3.Connection, columns: dict[str, tuple[str, ...]]) -> list[str]:
+    """The tables whose changes are worth logging by rowid: every ordinary rowid table of at least
+    TRACKED_FROM_ROWS rows, or none when the world has triggers or virtual tables of its own (ours
+    need recursive triggers, which would change what the world's do, and a virtual table writes
+    where no trigger sees)."""
+    kinds = connection.execute("SELECT type, sql FROM sqlite_schema").fetchall()
+    if any(kind == "trigger" or "VIRTUAL" in (sql or "")[:20].upper() for kind, sql in kinds):
+        return []
+    return [
+        table
+        for table, names in columns.items()
+        if _has_rowid(connection, table, names) and _rows(connection, table) >= TRACKED_FROM_ROWS
+    ]
+
+
+def _rows(connection: sqlite3.Connection, table: str) -> int:
+    return connection.execute(f"SELECT count(*) FROM {quoted(table)}").fetchone()[0]
+
+
+def _has_rowid(connection: sqlite3.Connection, table: str, names: Sequence[str]) -> bool:
+    if ROWID_NAMES & {name.lower() for name in names}:
+        return False  # a column named rowid hides the real one
+    try:
+        connection.execute(f"SELECT rowid FROM {quoted(table)} LIMIT 0")
+    except sqlite3.Error:
+        return False  # WITHOUT ROWID
+    return True
+
+
+def install(connection: sqlite3.Connection, tables: Sequence[str]) -> None:
+    """The change log and, per table, a trigger per kind of change that logs the rowids touched
+    (an update logs the old rowid and the new one, which differ when the rowid itself changes)."""
+    if not tables:
+        return  # a world of small tables has no log at all
+    statements = [f"CREATE TABLE {CHANGES} (tbl TEXT NOT NULL, rid INTEGER NOT NULL)"]
+    for index, table in enumerate(tables):
+        name, target = f"{CHANGES}_{index}", quoted(table)
+        literal = "'" + table.replace("'", "''") + "'"
+        log = f"INSERT INTO {CHANGES} VALUES"
+        statements += [
+            f"CREATE TRIGGER {name}_i AFTER INSERT ON {target} BEGIN "
+            f"{log} ({literal}, NEW.rowid); END",
+            f"CREATE TRIGGER {name}_u AFTER UPDATE ON {target} BEGIN "
+            f"{log} ({literal}, OLD.rowid), ({literal}, NEW.rowid); END",
+            f"CREATE TRIGGER {name}_d AFTER DELETE ON {target} BEGIN "
+            f"{log} ({literal}, OLD.rowid); END",
+        ]
+    connection.executescript(";\n".join(statements) + ";")
+
+
+def track(connection: sqlite3.Connection) -> None:
+    """Rows that REPLACE deletes fire delete triggers only when triggers may recurse."""
+    connection.execute("PRAGMA recursive_triggers = ON")
+
+
+def logged(connection: sqlite3.Connection) -> dict[str, list[int]]:
+    """The rowids logged per table, each once."""
+    found: dict[str, list[int]] = {}
+    for table, rowid in connection.execute(f"SELECT DISTINCT tbl, rid FROM {CHANGES}"):
+        found.setdefault(table, []).append(rowid)
+    return found
+
+
+def rows_now(connection: sqlite3.Connection, table: str) -> list[Any]:
+    """The rows of `table` that hold its logged rowids now (on a locked copy too)."""
+    statement = (
+        f"SELECT * FROM {quoted(table)} WHERE rowid IN (SELECT rid FROM {CHANGES} WHERE tbl = ?)"
+    )
+    return connection.execute(statement, (table,)).fetchall()
+
+
+def rows_by_rowid(connection: sqlite3.Connection, table: str, rowids: list[int]) -> list[Any]:
+    """The rows of `table` that hold these rowids."""
+    statement = f"SELECT * FROM {quoted(table)} WHERE rowid IN (SELECT value FROM json_each(?))"
+    return connection.execute(statement, (json.dumps(rowids),)).fetchall()
+
+
+def quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'

@@ -1,0 +1,43 @@
+"""Order-free content digests of tables, the same on every backend for the same values.
+
+A table's digest is the sum, modulo 2**256, of a SHA-256 of each row: a multiset hash, so that a
+digest can be brought up to date by taking out the rows a task run changed and adding them back
+as they are now, without reading the rest of the table.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+MODULUS = 1 << 256
+EMPTY = format(0, "064x")
+
+
+def row_hash(row: Sequence[Any]) -> int:
+    """One row of plain values (int, float, str, bytes, None) as a number below MODULUS."""
+    encoded = repr(tuple(row)).encode()  # repr of plain values is exact and fast
+    return int.from_bytes(hashlib.sha256(encoded).digest(), "big")
+
+
+def rows_sum(rows: Iterable[Sequence[Any]]) -> int:
+    return sum(map(row_hash, rows)) % MODULUS
+
+
+def digest_rows(rows: Iterable[Sequence[Any]]) -> str:
+    """Order-free digest of rows: equal for equal multisets of rows, whatever their order."""
+    return format(rows_sum(rows), "064x")
+
+
+def updated(digest: str, removed: Iterable[Sequence[Any]], added: Iterable[Sequence[Any]]) -> str:
+    """The digest of a table after `removed` rows left it and `added` rows joined it."""
+    total = int(digest, 16) - rows_sum(removed) + rows_sum(added)
+    return format(total % MODULUS, "064x")
+
+
+def combine(digests: dict[str, str]) -> str:
+    """One hash for a whole database; table names compare as SQL does, whatever their case."""
+    named = sorted((table.lower(), digest) for table, digest in digests.items())
+    text = "\n".join(f"{table}:{digest}" for table, digest in named)
+    return hashlib.sha256(text.encode()).hexdigest()
