@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from assay.errors import SpecError
+from assay.errors import SpecError, UsageError
 from assay.runs import SerialExecutor, open_benchmark, prepare, run_benchmark
-from assay.runs.cluster import RayExecutor, forwarded_env
+from assay.runs.cluster import CONCURRENCY_REFUSED, RayExecutor, forwarded_env
 from assay.runs.record import continue_run, record_run, resume_plan
 from assay.runs.store import open_store
 from assay.score.result import TaskRunResult
@@ -65,11 +65,13 @@ def in_one_process(shop):
     return comparable(run_benchmark(shop, "reference", planned, repeats=2))
 
 
-@pytest.mark.parametrize(
-    "executor",
-    [RayExecutor(2), RayExecutor(1, concurrency=4)],
-    ids=["2-actors", "1-actor-4-threads"],
-)
+def test_an_actor_takes_one_task_run_at_a_time() -> None:
+    with pytest.raises(UsageError) as refused:
+        RayExecutor(1, concurrency=4)
+    assert str(refused.value) == CONCURRENCY_REFUSED
+
+
+@pytest.mark.parametrize("executor", [RayExecutor(2), RayExecutor(1)], ids=["2-actors", "1-actor"])
 def test_results_are_those_of_one_process_each_started_before_its_result(
     shop, in_one_process, executor
 ) -> None:

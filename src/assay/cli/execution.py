@@ -35,6 +35,10 @@ class Execution:
 
         if find_spec("ray") is None:
             raise UsageError("--executor ray: the ray package is missing; pip install 'assay[ray]'")
+        if self.concurrency > 1:
+            from assay.runs.cluster import CONCURRENCY_REFUSED
+
+            raise UsageError(CONCURRENCY_REFUSED)
 
     def executor(self, runs: int) -> Executor:
         if self.kind == "ray":
