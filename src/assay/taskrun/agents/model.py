@@ -91,26 +91,18 @@ class ModelAgent:
         return self._actions(reply)
 
     def _ask(self, observation: Observation) -> Any:
-        started = time.perf_counter()
         try:
-            with self.gate:
-                response = self.client.chat.completions.create(
-                    model=self.model,
-                    messages=self.messages,
-                    tools=tool_schemas(observation),
-                    **self.options.request_options(),
-                )
-        except Exception as error:  # the SDK has already retried what can be retried
-            raise AgentFailure(f"model provider failed: {provider_error(error)}") from None
-        finally:
-            self.usage.model_calls += 1
-            self.usage.model_latency_s += time.perf_counter() - started
-        if response.usage is not None:
-            self.usage.prompt_tokens += response.usage.prompt_tokens or 0
-            self.usage.completion_tokens += response.usage.completion_tokens or 0
-        if not response.choices:
-            raise AgentFailure("model provider failed: a reply with no choices")
-        return response.choices[0].message
+            return counted_reply(
+                self.client,
+                self.usage,
+                self.gate,
+                model=self.model,
+                messages=self.messages,
+                tools=tool_schemas(observation),
+                **self.options.request_options(),
+            )
+        except ProviderFailed as failed:
+            raise AgentFailure(f"model provider failed: {failed.reason}") from None
 
     def _actions(self, message: Any) -> dict[str, Any]:
         """The reply as actions: the first now, the rest queued; text alone is said."""
@@ -129,6 +121,39 @@ class ModelAgent:
             actions.append({"call": {"tool": name, "args": args}})
         self._queued = actions[1:]
         return actions[0]
+
+
+class ProviderFailed(Exception):
+    """The provider's request failed after its retries, or its reply had no choices."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def counted_reply(
+    client: Any, usage: Usage, gate: threading.Semaphore | None = None, **request: Any
+) -> Any:
+    """The first choice's message of one Chat Completions request, counted in `usage` (calls,
+    latency, tokens) whether or not it succeeds; ProviderFailed says why it did not."""
+    started = time.perf_counter()
+    try:
+        if gate is None:
+            response = client.chat.completions.create(**request)
+        else:
+            with gate:
+                response = client.chat.completions.create(**request)
+    except Exception as error:  # the SDK has already retried what can be retried
+        raise ProviderFailed(provider_error(error)) from None
+    finally:
+        usage.model_calls += 1
+        usage.model_latency_s += time.perf_counter() - started
+    if response.usage is not None:
+        usage.prompt_tokens += response.usage.prompt_tokens or 0
+        usage.completion_tokens += response.usage.completion_tokens or 0
+    if not response.choices:
+        raise ProviderFailed("a reply with no choices")
+    return response.choices[0].message
 
 
 def make_client(options: ModelOptions) -> Any:

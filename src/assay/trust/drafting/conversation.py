@@ -4,16 +4,16 @@ request and to each repair request."""
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 from assay.errors import UsageError
 from assay.taskrun.agents.model import (
     ModelOptions,
+    ProviderFailed,
     Usage,
     assistant_message,
+    counted_reply,
     make_client,
-    provider_error,
 )
 from assay.trust.drafting.prompt import SUBMIT_TASK
 
@@ -50,27 +50,17 @@ class Drafting:
         self.messages.append({"role": "user", "content": text})
 
     def _reply(self) -> Any:
-        started = time.perf_counter()
         try:
-            response = self.client.chat.completions.create(
+            return counted_reply(
+                self.client,
+                self.usage,
                 model=self.model,
                 messages=self.messages,
                 tools=[SUBMIT_TASK],
                 **self.options.request_options(),
             )
-        except Exception as error:  # the SDK has already retried what can be retried
-            raise ModelFailed(
-                f"--model: the model provider failed: {provider_error(error)}"
-            ) from None
-        finally:
-            self.usage.model_calls += 1
-            self.usage.model_latency_s += time.perf_counter() - started
-        if response.usage is not None:
-            self.usage.prompt_tokens += response.usage.prompt_tokens or 0
-            self.usage.completion_tokens += response.usage.completion_tokens or 0
-        if not response.choices:
-            raise ModelFailed("--model: the model provider sent a reply with no choices")
-        return response.choices[0].message
+        except ProviderFailed as failed:
+            raise ModelFailed(f"--model: the model provider failed: {failed.reason}") from None
 
 
 def _draft_of(call: Any) -> tuple[str | None, str]:
