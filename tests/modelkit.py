@@ -54,7 +54,8 @@ class StandIn:
         self._failures: list[int] = []
         self.in_flight = 0
         self.most_in_flight = 0  # the most requests it was answering at one time
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
+        self._gather = 0
         self._calls = 0
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
@@ -64,6 +65,12 @@ class StandIn:
     def fail(self, times: int, status: int) -> None:
         with self._lock:
             self._failures += [status] * times
+
+    def gather(self, requests: int) -> None:
+        """Hold the next requests until `requests` of them are in flight together (or 10 s pass):
+        a test of overlap then does not depend on how fast the machine starts its processes."""
+        with self._lock:
+            self._gather = requests
 
     def close(self) -> None:
         self.server.shutdown()
@@ -88,6 +95,12 @@ class StandIn:
         with self._lock:
             self.in_flight += 1
             self.most_in_flight = max(self.most_in_flight, self.in_flight)
+            if self._gather:
+                if self.in_flight >= self._gather:
+                    self._gather = 0
+                    self._lock.notify_all()
+                else:
+                    self._lock.wait_for(lambda: not self._gather, timeout=10)
         time.sleep(self.latency_s)
         with self._lock:
             self.in_flight -= 1

@@ -16,16 +16,17 @@ from assay.runs import open_benchmark
 def slow_model():
     shop = open_benchmark(SHOP)
     scripts = {t.customer.request: solution_replies(t) for t in shop.tasks.values() if t.solution}
-    with StandIn(ScriptedModel(scripts), latency_s=0.25) as server:
+    with StandIn(ScriptedModel(scripts), latency_s=0.05) as server:
         yield server
 
 
 TASKS = ["refund-double-charge", "update-address", "ask-for-email", "email-tracking"]
 
 
-def model_run(assay_cli, server, concurrency, max_connections=8, workers=1):
+def model_run(assay_cli, server, concurrency, max_connections=8, workers=1, gather=0):
     chosen = [arg for task in TASKS for arg in ("--task", task)]
     server.most_in_flight = 0
+    server.gather(gather)
     done = assay_cli(
         *("run", str(SHOP), "--agent", "model:slow", "--base-url", server.url, *chosen),
         *("--repeats", "2", "--concurrency", str(concurrency), "--workers", str(workers)),
@@ -37,22 +38,28 @@ def model_run(assay_cli, server, concurrency, max_connections=8, workers=1):
     return server.most_in_flight, found
 
 
-def test_eight_at_once_overlap_and_give_identical_results(assay_cli, slow_model):
-    one_at_a_time, serial = model_run(assay_cli, slow_model, 1)
-    at_once, overlapped = model_run(assay_cli, slow_model, 8)
+@pytest.fixture(scope="module")
+def one_at_a_time(slow_model, module_assay_cli):
+    """The same task runs one at a time: how many model requests overlapped, and the results."""
+    return model_run(module_assay_cli, slow_model, 1)
+
+
+def test_eight_at_once_overlap_and_give_identical_results(assay_cli, slow_model, one_at_a_time):
+    most_in_flight, serial = one_at_a_time
+    at_once, overlapped = model_run(assay_cli, slow_model, 8, gather=8)
     assert overlapped == serial
-    assert one_at_a_time == 1
+    assert most_in_flight == 1
     assert at_once == 8  # 8 task runs: all of them waiting on the model together
 
 
 def test_max_connections_caps_the_model_requests_in_flight(assay_cli, slow_model):
-    at_once, _ = model_run(assay_cli, slow_model, 8, max_connections=3)
+    at_once, _ = model_run(assay_cli, slow_model, 8, max_connections=3, gather=3)
     assert at_once == 3
 
 
-def test_each_worker_keeps_its_own_task_runs_in_flight(assay_cli, slow_model):
-    _, serial = model_run(assay_cli, slow_model, 1)
-    at_once, spread = model_run(assay_cli, slow_model, 4, workers=2)
+def test_each_worker_keeps_its_own_task_runs_in_flight(assay_cli, slow_model, one_at_a_time):
+    _, serial = one_at_a_time
+    at_once, spread = model_run(assay_cli, slow_model, 4, workers=2, gather=8)
     assert spread == serial
     assert at_once == 8  # two processes, four task runs waiting on the model in each
 
