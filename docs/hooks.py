@@ -85,7 +85,9 @@ def cli_reference() -> str:
     from assay.cli.app import app
 
     root = typer.main.get_command(app)
-    return "\n".join(_command_section(path, command) for path, command in _commands(root, ["assay"]))
+    return "\n".join(
+        _command_section(path, command) for path, command in _commands(root, ["assay"])
+    )
 
 
 def _commands(group: Any, prefix: list[str]) -> list[tuple[list[str], Any]]:
