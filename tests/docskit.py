@@ -1,9 +1,12 @@
 """The pages of README.md and docs/, and the shell blocks they show, with how each is marked.
 
 A shell block is a ```console block whose commands start with `$ ` (a line ending in `\\` goes on
-to the next); the other lines are output. HTML comments on the lines just above a block's fence
-mark it: `<!-- exit: N -->` (every command exits N, not 0), `<!-- no-run: REASON -->` (it cannot
-run here, and why), `<!-- run-by: tests/… -->` (a script another test runs as written).
+to the next); the lines after a command are what it prints. HTML comments, each on a line of its
+own just above a block's fence, mark it:
+
+- `<!-- exit: N -->`: every command of the block exits N, not 0;
+- `<!-- no-run: REASON -->`: it cannot run here, and why;
+- `<!-- run-by: tests/… -->`: a script that test runs as written.
 """
 
 from __future__ import annotations
@@ -31,17 +34,25 @@ class Block:
 
     @property
     def commands(self) -> list[str]:
-        """The `$ ` lines, continuation lines joined on."""
-        found: list[str] = []
+        return [command for command, _ in self.steps]
+
+    @property
+    def steps(self) -> list[tuple[str, list[str]]]:
+        """Each `$ ` command, continuation lines joined on, with the output lines shown after it."""
+        found: list[tuple[str, list[str]]] = []
         going_on = False
         for line in self.text.splitlines():
             if going_on:
-                found[-1] = found[-1][:-1] + " " + line.strip()
+                command, shown = found[-1]
+                found[-1] = (command[:-1] + " " + line.strip(), shown)
             elif line.startswith("$ "):
-                found.append(line[2:].strip())
+                found.append((line[2:].strip(), []))
+            elif found and line.strip():
+                found[-1][1].append(line.strip())
+                continue
             else:
                 continue
-            going_on = found[-1].endswith("\\")
+            going_on = found[-1][0].endswith("\\")
         return found
 
 

@@ -1,5 +1,6 @@
-"""Every command the README and the docs show is run, in a copy of the example worlds, and exits as
-the page says; a block that cannot run here says why (see docskit for the marks)."""
+"""Every command the README and the docs show is run, in a copy of the example worlds, exits as the
+page says and prints the lines shown under it; a block that cannot run here says why (see docskit
+for the marks)."""
 
 from __future__ import annotations
 
@@ -88,12 +89,15 @@ def test_the_commands_of_a_page_run(page, tmp_path, monkeypatch, capsys):
     shell = Shell(monkeypatch, capsys)
     for block in (block for block in RUNNABLE if block.page == page):
         wanted = int(block.marks.get("exit", "0"))
-        for command in block.commands:
+        for command, shown in block.steps:
             ran = shell.run(command)
             assert ran.code == wanted, (
                 f"{block.where}: `{command}` exited {ran.code}, not {wanted}\n"
                 f"{ran.out[-2000:]}\n{ran.err[-2000:]}"
             )
+            printed = {" ".join(line.split()) for line in ran.out.splitlines()}
+            for line in shown:  # what the page shows it printing, it prints
+                assert " ".join(line.split()) in printed, f"{block.where}: `{command}`: {line}"
 
 
 class Shell:
