@@ -72,7 +72,8 @@ def endpoint_table(document: dict[str, Any]) -> str:
             operation = item.get(method)
             if operation is None:
                 continue
-            summary = operation.get("summary") or operation.get("description", "")
+            described = operation.get("description", "").split("\n\n")[0]
+            summary = described or operation.get("summary", "")
             statuses = ", ".join(sorted(operation.get("responses", {})))
             rows.append(f"| `{method.upper()}` | `{path}` | {_cell(summary)} | {statuses} |")
     return "\n".join(rows) + "\n"
