@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint bench
+.PHONY: demo test lint docs bench
 
 # Container-format tasks run in bubblewrap sandboxes; Debian's package gives /usr/bin/bwrap.
 BWRAP := /usr/bin/bwrap
@@ -31,10 +31,14 @@ demo: $(BIN)/assay $(BWRAP)
 	$(BIN)/assay run worlds/shop --agent reference
 
 lint: $(BIN)/assay
-	$(BIN)/ruff check src tests worlds bench examples
-	$(BIN)/ruff format --check src tests worlds bench examples
+	$(BIN)/ruff check src tests worlds bench examples docs/hooks.py
+	$(BIN)/ruff format --check src tests worlds bench examples docs/hooks.py
 
-test: lint $(BWRAP) $(CHROMIUM)
+# The documentation site, built offline into site/; --strict fails on a broken link or anchor.
+docs: $(BIN)/assay
+	$(BIN)/mkdocs build --strict --site-dir site
+
+test: lint docs $(BWRAP) $(CHROMIUM)
 	$(BIN)/pytest
 
 bench: $(BIN)/assay $(BWRAP)

@@ -1,6 +1,6 @@
 """`assay run --executor ray`, as a user runs it: a local Ray instance started for the run, and
-Ctrl-C from a terminal reaching the whole process group, Ray's own processes with it (README:
-Parallel task runs). One Ray start: it costs seconds."""
+Ctrl-C from a terminal reaching the whole process group, Ray's own processes with it
+(docs/parallel.md). One Ray start: it costs seconds."""
 
 from __future__ import annotations
 

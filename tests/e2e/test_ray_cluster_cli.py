@@ -1,6 +1,6 @@
 """`assay run --executor ray --ray-address ADDR` on a Ray cluster started apart from it, as on
 more than one machine (`ray start --head`): the same results as one process, and a cancelled run
-resumed there (README: Parallel task runs). One Ray start: it costs seconds."""
+resumed there (docs/parallel.md). One Ray start: it costs seconds."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`assay run` stopped by real signals: the store says which task runs began, when, and how
-they ended (README: Parallel task runs; Records: Cancelling)."""
+they ended (docs/parallel.md; docs/records.md: Cancelling)."""
 
 from __future__ import annotations
 

@@ -17,7 +17,8 @@ TASKS = Path(__file__).resolve().parents[2] / "examples" / "tasks"
 
 Config = dict[str, Any]
 
-# What each task is there to show; an edit that drops it leaves the README describing nothing.
+# What each task is there to show; an edit that drops it leaves docs/container-tasks.md
+# describing nothing.
 FEATURES: dict[str, Callable[[Config, Path], bool]] = {
     "hello-world": lambda config, root: (
         "uvx -p 3.13 -w pytest==8.4.1" in (root / "tests" / "test.sh").read_text()
