@@ -65,6 +65,9 @@ def test_an_unfair_task_fails_with_its_reason_and_exit_1(unfair: Path, tmp_path:
 def test_a_withdrawn_task_is_listed_left_out_of_runs_and_back_once_edited(
     unfair: Path, tmp_path: Path
 ):
+    for other in (unfair / "tasks").glob("*.toml"):  # three tasks prove it; the shop's 16 are slow
+        if other.stem not in {UNFAIR, "email-tracking", "ask-for-email"}:
+            other.unlink()
     assert assay("validate", unfair, cwd=tmp_path).returncode == 1
     listed = json.loads(assay("validate", unfair, "--list", "--json", cwd=tmp_path).stdout)["tasks"]
     standings = {state["task_id"]: state["standing"] for state in listed}
