@@ -14,6 +14,7 @@ import typer
 
 from assay.cli.execution import Execution
 from assay.cli.options import JsonOption, SplitOption, StoreOption, TaskOption
+from assay.cli.output import FormatOption, output_format
 from assay.errors import UsageError
 
 if TYPE_CHECKING:
@@ -53,6 +54,7 @@ def run(
     ] = None,
     store: StoreOption = None,
     as_json: JsonOption = False,
+    fmt: FormatOption = None,
     fail_under: Annotated[
         float | None, typer.Option(help="Exit 1 when the run's score is below this.")
     ] = None,
@@ -182,6 +184,8 @@ def run(
     """Run every chosen task with one agent, record it in the store and print the result table."""
     from assay.runs.store import open_store
 
+    chosen = output_format(fmt, as_json)
+    as_json = chosen == "json"
     if judge_model is not None:
         os.environ["ASSAY_JUDGE_MODEL"] = judge_model
     if customer is not None:
@@ -245,7 +249,7 @@ def run(
 
         if save_trajectories is not None:
             save(records, outcome, save_trajectories)
-        report(records, outcome, as_json)
+        report(records, outcome, chosen)
     if outcome.benchmark_run.phase == "cancelled":
         raise typer.Exit(130)
     score = outcome.benchmark_run.score

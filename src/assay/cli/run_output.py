@@ -22,15 +22,20 @@ def each_shown(records: Store, outcome: BenchmarkOutcome) -> Iterator[TaskRunRes
         yield result.redacted() if scored else result
 
 
-def report(records: Store, outcome: BenchmarkOutcome, as_json: bool) -> None:
-    """The run as one JSON object on one line, or as the result table and the store it is in."""
-    if as_json:
+def report(records: Store, outcome: BenchmarkOutcome, fmt: str) -> None:
+    """The run as one JSON object on one line, as tab-separated rows, or as the result table and
+    the store it is in."""
+    if fmt == "json":
         write_json(records, outcome)
         return
-    from assay.cli.render import console, print_outcome
+    from assay.cli.render import console, errors, print_outcome
 
-    print_outcome(outcome, each_shown(records, outcome))
-    console.print(f"benchmark run {outcome.benchmark_run.id} is in {records.location.shown}")
+    print_outcome(outcome, each_shown(records, outcome), fmt)
+    where = f"benchmark run {outcome.benchmark_run.id} is in {records.location.shown}"
+    if fmt == "table":
+        console.print(where)
+    else:  # plain stdout holds rows alone; the run id still reaches the user
+        errors.print(where, highlight=False, markup=False, soft_wrap=True)
 
 
 def write_json(records: Store, outcome: BenchmarkOutcome) -> None:
