@@ -23,14 +23,14 @@ def long_world(tmp_path: Path) -> Path:
 
 def _run_id(assay, world: Path, *tasks: str) -> str:
     chosen = [arg for task in tasks for arg in ("--task", task)]
-    done = assay("run", world, "--agent", "noop", *chosen, "--json")
+    done = assay("run", world, "--workers", "1", "--agent", "noop", *chosen, "--json")
     assert done.code == 0, done.err
     return json.loads(done.out)["benchmark_run"]["id"]
 
 
 def test_plain_rows_split_by_tabs(assay, long_world):
     done = assay(
-        "run", long_world, "--agent", "noop", "--task", LONG_ID, "--task", "update-address",
+        "run", long_world, "--workers", "1", "--agent", "noop", "--task", LONG_ID, "--task", "update-address",
         "--format", "plain",
     )  # fmt: skip
     assert done.code == 0, done.err

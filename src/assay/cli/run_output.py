@@ -49,10 +49,10 @@ def write_json(records: Store, outcome: BenchmarkOutcome) -> None:
     out.flush()
 
 
-def save(records: Store, outcome: BenchmarkOutcome, directory: Path) -> None:
-    """One JSON trajectory file per task run in `directory`."""
+def save(records: Store, run_id: str, directory: Path) -> int:
+    """One JSON trajectory file per finished task run of the run in `directory`; how many."""
     directory.mkdir(parents=True, exist_ok=True)
-    run_id = outcome.benchmark_run.id
+    written = 0
     for result in records.each_result(run_id, trajectories_too=True):
         record = {
             "task_run_id": result.id,
@@ -63,3 +63,5 @@ def save(records: Store, outcome: BenchmarkOutcome, directory: Path) -> None:
         }
         path = directory / f"{result.task_id}-{result.repeat}-{result.id}.json"
         path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+        written += 1
+    return written
