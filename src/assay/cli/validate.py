@@ -9,9 +9,10 @@ import typer
 
 from assay.cli.options import JsonOption, StoreOption, TaskOption, WorldArgument
 from assay.cli.output import FormatOption, output_format
+from assay.errors import SpecError
 
 if TYPE_CHECKING:
-    from assay.trust.store import ValidationStore
+    pass
 
 
 def validate(
@@ -54,8 +55,10 @@ def validate(
     from assay.trust.store import default_store
 
     chosen = output_format(fmt, as_json)
+    if not world.is_dir():  # at once, before the world and runs layers load
+        raise SpecError(str(world), None, "not a directory")
     if listing:
-        _list(world, task or (), chosen, default_store(store))
+        _list(world, task or (), chosen, store)
         return
     from assay.cli.trust_view import print_validation
     from assay.trust.validate import save_validation, validate_world
@@ -74,14 +77,16 @@ def _list(
     world: WorldArgument,
     task_ids: list[str] | tuple[str, ...],
     chosen: str,
-    store: ValidationStore,
+    store: str | None,
 ) -> None:
-    from assay.cli.trust_view import print_states
+    from assay.trust.store import default_store
     from assay.trust.withdrawn import world_spec, world_states
 
-    states = world_states(world, task_ids, store)
+    spec = world_spec(world)  # a world that does not read fails before the store opens
+    states = world_states(world, task_ids, default_store(store))
     if chosen == "json":
         typer.echo(json.dumps({"tasks": [state.model_dump(mode="json") for state in states]}))
     else:
-        spec = world_spec(world)
+        from assay.cli.trust_view import print_states
+
         print_states(f"{spec.name}@{spec.version}", states, chosen)
