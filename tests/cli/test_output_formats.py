@@ -76,7 +76,12 @@ def test_format_json_is_the_json_option(assay, long_world):
 
 @pytest.mark.parametrize(
     "args",
-    [["runs", "--format", "xml"], ["runs", "--json", "--format", "plain"]],
+    [
+        ["runs", "--format", "xml"],
+        ["runs", "--json", "--format", "plain"],
+        ["show", "br_any", "--task", "some-task", "--format", "plain"],
+        ["compare", "br_a", "br_b", "--format", "csv"],
+    ],
 )
 def test_a_bad_format_is_one_line(assay, args):
     done = assay(*args)

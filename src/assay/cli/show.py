@@ -32,6 +32,8 @@ def show(
     from assay.runs.store import open_store
 
     chosen = output_format(fmt, as_json)
+    if task is not None and chosen == "plain":
+        raise UsageError("--format: plain is for tables; with --task use table or json")
     with open_store(store) as records:
         outcome = load_outcome(
             records, run_id, task=task, trajectories=task is not None, reveal=reveal
@@ -46,8 +48,6 @@ def show(
         if chosen == "table":
             print_state(outcome)
         print_outcome(outcome, fmt=chosen)
-    elif chosen == "plain":
-        raise UsageError("--format: plain is for tables; with --task use table or json")
     else:
         print_state(outcome)
         print_checks(outcome)

@@ -58,12 +58,14 @@ def agent_factory(name: str, *, action_timeout_s: float = DEFAULT_ACTION_TIMEOUT
     )
 
 
-def check_agent_for(name: str, task: TaskSpec) -> None:
-    """Refuse before running when a scripted agent has no script for this task."""
+def check_agent_for(name: str, task: TaskSpec, made: AgentFactory | None = None) -> None:
+    """Refuse before running when a scripted agent has no script for this task; `made`, the
+    factory of `name` if there is one already, spares reading saved trajectories again."""
     if name in ("reference", "oracle") and task.solution is None:
         raise UsageError(f"--agent: task {task.id} has no [solution]")
     if name.startswith("replay:"):
-        Replays(Path(name.removeprefix("replay:"))).check(task)
+        replays = made if isinstance(made, Replays) else Replays(Path(name[len("replay:") :]))
+        replays.check(task)
     if name.startswith("wrong:") and task.wrong_solution(name.removeprefix("wrong:")) is None:
         names = ", ".join(w.name for w in task.wrong) or "none"
         raise UsageError(
