@@ -1,22 +1,32 @@
-"""Benchmark runs: plan, execute, aggregate.
+"""Benchmark runs: plan, execute, aggregate."""
 
-Names are imported on first use, so that a process needing one module (the records store) does
-not pay for the executors, aggregation and grading.
-"""
+from assay.runs.aggregate import Figures, aggregate
+from assay.runs.benchmark import Benchmark, open_benchmark
+from assay.runs.cluster import RayExecutor
+from assay.runs.execute import Executor, SerialExecutor
+from assay.runs.grade import grade
+from assay.runs.plan import PlannedRun, plan, select_tasks
+from assay.runs.pool import ProcessExecutor, executor_for
+from assay.runs.run import BenchmarkOutcome, BenchmarkRunResult, prepare, run_benchmark
+from assay.runs.taskrun import run_task
 
-from __future__ import annotations
-
-from assay.lazy import lazy_names
-
-_EXPORTS = {
-    "assay.runs.aggregate": ["Figures", "aggregate"],
-    "assay.runs.benchmark": ["Benchmark", "open_benchmark"],
-    "assay.runs.cluster": ["RayExecutor"],
-    "assay.runs.execute": ["Executor", "SerialExecutor"],
-    "assay.runs.grade": ["grade"],
-    "assay.runs.plan": ["PlannedRun", "plan", "select_tasks"],
-    "assay.runs.pool": ["ProcessExecutor", "executor_for"],
-    "assay.runs.run": ["BenchmarkOutcome", "BenchmarkRunResult", "prepare", "run_benchmark"],
-    "assay.runs.taskrun": ["run_task"],
-}
-__all__, __getattr__ = lazy_names(__name__, _EXPORTS)
+__all__ = [
+    "Benchmark",
+    "BenchmarkOutcome",
+    "BenchmarkRunResult",
+    "Executor",
+    "Figures",
+    "PlannedRun",
+    "ProcessExecutor",
+    "RayExecutor",
+    "SerialExecutor",
+    "aggregate",
+    "executor_for",
+    "grade",
+    "open_benchmark",
+    "plan",
+    "prepare",
+    "run_benchmark",
+    "run_task",
+    "select_tasks",
+]
