@@ -52,8 +52,6 @@ def validate(
     store: StoreOption = None,
 ) -> None:
     """Prove each task fair: static, no-op fails, reference passes, wrong solutions fail, replay."""
-    from assay.trust.store import default_store
-
     chosen = output_format(fmt, as_json)
     if not world.is_dir():  # at once, before the world and runs layers load
         raise SpecError(str(world), None, "not a directory")
@@ -61,6 +59,7 @@ def validate(
         _list(world, task or (), chosen, store)
         return
     from assay.cli.trust_view import print_validation
+    from assay.trust.store import default_store
     from assay.trust.validate import save_validation, validate_world
 
     report = validate_world(world, task or (), live, live_repeats, world_db)
