@@ -101,12 +101,12 @@ def test_replay_repeats_a_trajectory_exactly(desk, tmp_path):
     replayed = run(desk, "basic", agent_factory(f"replay:{saved}")(desk.tasks["basic"]))
     assert replayed.trajectory == first.trajectory
     assert replayed.final_state_hash == first.final_state_hash
-    with pytest.raises(UsageError, match="is a trajectory of task basic, not held"):
+    with pytest.raises(UsageError, match="replays task basic, not held"):
         agent_factory(f"replay:{saved}")(desk.tasks["held"])
 
 
 def test_replay_leaves_out_attempts_refused_as_no_action(tmp_path):
-    from assay.taskrun.agents.resolve import replayed
+    from assay.taskrun.agents.replay import read_saved
 
     saved = tmp_path / "t.json"
     steps = [
@@ -115,7 +115,8 @@ def test_replay_leaves_out_attempts_refused_as_no_action(tmp_path):
         {"turn": 2, "events": [], "action": None},
     ]
     saved.write_text(json.dumps({"trajectory": {"task_id": "basic", "steps": steps}}))
-    assert replayed(saved) == ("basic", [{"say": "hi"}])
+    replayed = read_saved(saved)
+    assert (replayed.task_id, replayed.actions) == ("basic", [{"say": "hi"}])
 
 
 def test_replay_of_a_file_that_is_not_a_trajectory(tmp_path):

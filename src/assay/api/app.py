@@ -15,7 +15,7 @@ from starlette.routing import Route
 from assay import __version__
 from assay.api import benchmark_runs, criterion_runs, task_runs
 from assay.api.context import Context
-from assay.api.dependencies import OPERATOR_ONLY, AnyKey, Anyone
+from assay.api.dependencies import AnyKey, Anyone
 from assay.api.errors import ErrorBody, error_response, install
 from assay.api.limits import DEFAULT_MAX_BODY_BYTES, BodyLimit
 from assay.api.models import (
@@ -187,15 +187,28 @@ VIEW_PATH = "/view"
 
 
 def _mount_viewer(app: FastAPI, context: Context) -> None:
-    """The web viewer at /view for the operator key, or 501 without `assay[report]`."""
+    """The web viewer at /view for the operator key (a bearer header, or a browser signed in at
+    /view/login), or 501 without `assay[report]`."""
     from assay.report.requirements import missing
 
     if missing():
         app.router.routes.append(Route(VIEW_PATH + "{rest:path}", _no_viewer))
         return
+    from assay.api.view_login import (
+        SignInFirst,
+        ViewSessions,
+        login_router,
+        sign_in_redirect,
+        viewer_access,
+    )
     from assay.view import viewer_router
 
-    app.include_router(viewer_router(context.store), prefix=VIEW_PATH, dependencies=[OPERATOR_ONLY])
+    sessions = ViewSessions(context.auth)
+    app.include_router(login_router(sessions, VIEW_PATH))
+    app.add_exception_handler(SignInFirst, sign_in_redirect(VIEW_PATH))
+    app.include_router(
+        viewer_router(context.store), prefix=VIEW_PATH, dependencies=[viewer_access(sessions)]
+    )
 
 
 def _mcp_mount(context: Context) -> Any:

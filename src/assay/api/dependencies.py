@@ -18,29 +18,29 @@ bearer = HTTPBearer(
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 
 
-def _header(credentials: HTTPAuthorizationCredentials | None) -> str | None:
+def authorization(credentials: HTTPAuthorizationCredentials | None) -> str | None:
+    """The Authorization header's value again, as `Auth` reads it."""
     return None if credentials is None else f"Bearer {credentials.credentials}"
 
 
 async def _caller(request: Request, credentials: Credentials) -> Caller:
-    return request.app.state.context.auth.caller(_header(credentials))
+    return request.app.state.context.auth.caller(authorization(credentials))
 
 
 async def _key(request: Request, credentials: Credentials) -> Caller:
     auth = request.app.state.context.auth
-    return auth.require(_header(credentials), "evaluate", "build", "admin")
+    return auth.require(authorization(credentials), "evaluate", "build", "admin")
 
 
 async def _builder(request: Request, credentials: Credentials) -> Caller:
-    return request.app.state.context.auth.require(_header(credentials), "build", "admin")
+    return request.app.state.context.auth.require(authorization(credentials), "build", "admin")
 
 
 async def _operator(request: Request, credentials: Credentials) -> Caller:
-    return request.app.state.context.auth.require(_header(credentials), "admin")
+    return request.app.state.context.auth.require(authorization(credentials), "admin")
 
 
 Anyone = Annotated[Caller, Depends(_caller)]
 AnyKey = Annotated[Caller, Depends(_key)]  # any API key: a run token is refused
 Builder = Annotated[Caller, Depends(_builder)]
 Operator = Annotated[Caller, Depends(_operator)]
-OPERATOR_ONLY = Depends(_operator)  # for a router all of whose routes need the admin

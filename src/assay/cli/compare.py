@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from assay.cli.options import JsonOption, StoreOption
+from assay.cli.output import FormatOption, output_format
 
 RunA = Annotated[str, typer.Argument(metavar="RUN_A", help="The run to compare against.")]
 RunB = Annotated[str, typer.Argument(metavar="RUN_B", help="The run compared (changes are B − A).")]
@@ -17,6 +18,7 @@ def compare(
     run_a: RunA,
     run_b: RunB,
     as_json: JsonOption = False,
+    fmt: FormatOption = None,
     fail_on_regression: Annotated[
         bool,
         typer.Option(
@@ -29,13 +31,14 @@ def compare(
     from assay.report.comparison import load_comparison
     from assay.runs.store import open_store
 
+    chosen = output_format(fmt, as_json)
     with open_store(store) as records:
         compared = load_comparison(records, run_a, run_b)
-    if as_json:
+    if chosen == "json":
         typer.echo(json.dumps(compared.as_json()))
     else:
         from assay.cli.compare_view import print_comparison
 
-        print_comparison(compared)
+        print_comparison(compared, chosen)
     if fail_on_regression and compared.comparison.regression:
         raise typer.Exit(1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.markup import escape
 from rich.table import Table
 
+from assay.cli.output import print_plain
 from assay.cli.render import console
 from assay.report.comparison import RunComparison
 from assay.runs.compare import TaskFigures
@@ -18,11 +19,20 @@ CHANGE_STYLE = {
 }
 
 
-def print_comparison(compared: RunComparison) -> None:
+def print_comparison(compared: RunComparison, fmt: str = "table") -> None:
     a, b, comparison = compared.a, compared.b, compared.comparison
     title = f"B {b.id} ({escape(b.agent)}) against A {a.id} ({escape(a.agent)}) · {a.world}"
     table = Table(title=title)
-    for column in ("task", "change", "pass rate A", "pass rate B", "Δ", "score A", "score B", "Δ"):
+    for column in (
+        "task",
+        "change",
+        "pass rate A",
+        "pass rate B",
+        "Δ pass rate",
+        "score A",
+        "score B",
+        "Δ score",
+    ):
         table.add_column(column, no_wrap=column == "task")
     for task in comparison.tasks:
         style = CHANGE_STYLE[task.change]
@@ -36,6 +46,9 @@ def print_comparison(compared: RunComparison) -> None:
             _score(task.b),
             _signed(task.score_change),
         )
+    if fmt == "plain":
+        print_plain(table)
+        return
     console.print(table)
     console.print(f"score A {_value(a.score)} · score B {_value(b.score)}")
     console.print(test_line(compared))

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from rich.markup import escape
 from rich.table import Table
 
+from assay.cli.output import print_plain
 from assay.cli.render import OUTCOME_STYLE, console, summary_text
 from assay.runs.run import BenchmarkOutcome
 from assay.runs.store import RunRecord
@@ -15,8 +16,8 @@ from assay.runs.store import RunRecord
 HIDDEN = "hidden: this run is scored (--reveal shows it)"
 
 
-def print_runs(records: Sequence[RunRecord]) -> None:
-    if not records:
+def print_runs(records: Sequence[RunRecord], fmt: str = "table") -> None:
+    if not records and fmt == "table":
         console.print("no benchmark runs yet")
         return
     table = Table(title="benchmark runs, newest first")
@@ -34,6 +35,9 @@ def print_runs(records: Sequence[RunRecord]) -> None:
             record.verdict or "—",
             record.created_at[:16].replace("T", " "),
         )
+    if fmt == "plain":
+        print_plain(table)
+        return
     console.print(table)
 
 

@@ -7,16 +7,18 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from assay.cli.output import print_plain, stdout_console
 from assay.runs.run import BenchmarkOutcome, BenchmarkRunResult
 from assay.score.result import TaskRunResult
 
 if TYPE_CHECKING:
     from assay.trust.withdrawn import TaskState
 
-console = Console()
+console = stdout_console()
 errors = Console(stderr=True)
 
 OUTCOME_STYLE = {
@@ -47,9 +49,12 @@ def progress(total: int, *, enabled: bool = True) -> Iterator[Callable[[Any], No
 
 
 def print_outcome(
-    outcome: BenchmarkOutcome, task_runs: Iterable[TaskRunResult] | None = None
+    outcome: BenchmarkOutcome,
+    task_runs: Iterable[TaskRunResult] | None = None,
+    fmt: str = "table",
 ) -> None:
-    """The result table, one row per task run (`task_runs`, else the outcome's), and the figures."""
+    """The result table, one row per task run (`task_runs`, else the outcome's), and the figures;
+    `fmt` plain: the rows alone, tab-separated."""
     run = outcome.benchmark_run
     title = f"{run.world}@{run.world_version} · agent {run.agent}"
     if run.scored_run:
@@ -62,13 +67,16 @@ def print_outcome(
         name = result.task_id + (f" #{result.repeat}" if run.repeats > 1 else "")
         style = OUTCOME_STYLE[result.outcome]
         table.add_row(
-            name,
+            escape(name),
             f"[{style}]{result.outcome}[/]",
             "—" if result.score is None else f"{result.score:.2f}",
             result.verdict or "—",
             summary_text(result),
-            failures_text(result),
+            escape(failures_text(result)),
         )
+    if fmt == "plain":
+        print_plain(table)
+        return
     console.print(table)
     reward = "—" if run.mean_reward is None else f"{run.mean_reward:.3f}"
     counts = ", ".join(f"{name} {count}" for name, count in run.outcomes.items())

@@ -14,6 +14,8 @@ import typer
 
 from assay.cli.execution import Execution
 from assay.cli.options import JsonOption, SplitOption, StoreOption, TaskOption
+from assay.cli.output import FormatOption, output_format
+from assay.cli.replay import replay_choice
 from assay.errors import UsageError
 
 if TYPE_CHECKING:
@@ -34,7 +36,8 @@ def run(
     agent: Annotated[
         str | None,
         typer.Option(
-            help="noop, reference (oracle), wrong:<name>, replay:<file> or module:Class "
+            help="noop, reference (oracle), wrong:<name>, replay:<file>, replay:<directory>, "
+            "replay:run:<RUN> (the tasks come from the trajectories) or module:Class "
             "(default: reference)."
         ),
     ] = None,
@@ -53,6 +56,7 @@ def run(
     ] = None,
     store: StoreOption = None,
     as_json: JsonOption = False,
+    fmt: FormatOption = None,
     fail_under: Annotated[
         float | None, typer.Option(help="Exit 1 when the run's score is below this.")
     ] = None,
@@ -182,6 +186,8 @@ def run(
     """Run every chosen task with one agent, record it in the store and print the result table."""
     from assay.runs.store import open_store
 
+    chosen = output_format(fmt, as_json)
+    as_json = chosen == "json"
     if judge_model is not None:
         os.environ["ASSAY_JUDGE_MODEL"] = judge_model
     if customer is not None:
@@ -223,11 +229,14 @@ def run(
     with _cancel_on_terminate(), open_store(store) as records:
         if resume is None:
             assert world is not None
-            choice = Choice(task or (), split or (), repeats or 1, scored, include_withdrawn)
+            chosen_agent, tasks, repeats = replay_choice(
+                records, agent or DEFAULT_AGENT, task or (), repeats
+            )
+            choice = Choice(tasks, split or (), repeats or 1, scored, include_withdrawn)
             outcome = _fresh(
                 records,
                 world,
-                agent or DEFAULT_AGENT,
+                chosen_agent,
                 choice,
                 execution,
                 as_json,
@@ -244,8 +253,8 @@ def run(
         from assay.cli.run_output import report, save
 
         if save_trajectories is not None:
-            save(records, outcome, save_trajectories)
-        report(records, outcome, as_json)
+            save(records, outcome.benchmark_run.id, save_trajectories)
+        report(records, outcome, chosen)
     if outcome.benchmark_run.phase == "cancelled":
         raise typer.Exit(130)
     score = outcome.benchmark_run.score

@@ -22,15 +22,20 @@ def each_shown(records: Store, outcome: BenchmarkOutcome) -> Iterator[TaskRunRes
         yield result.redacted() if scored else result
 
 
-def report(records: Store, outcome: BenchmarkOutcome, as_json: bool) -> None:
-    """The run as one JSON object on one line, or as the result table and the store it is in."""
-    if as_json:
+def report(records: Store, outcome: BenchmarkOutcome, fmt: str) -> None:
+    """The run as one JSON object on one line, as tab-separated rows, or as the result table and
+    the store it is in."""
+    if fmt == "json":
         write_json(records, outcome)
         return
-    from assay.cli.render import console, print_outcome
+    from assay.cli.render import console, errors, print_outcome
 
-    print_outcome(outcome, each_shown(records, outcome))
-    console.print(f"benchmark run {outcome.benchmark_run.id} is in {records.location.shown}")
+    print_outcome(outcome, each_shown(records, outcome), fmt)
+    where = f"benchmark run {outcome.benchmark_run.id} is in {records.location.shown}"
+    if fmt == "table":
+        console.print(where)
+    else:  # plain stdout holds rows alone; the run id still reaches the user
+        errors.print(where, highlight=False, markup=False, soft_wrap=True)
 
 
 def write_json(records: Store, outcome: BenchmarkOutcome) -> None:
@@ -44,10 +49,10 @@ def write_json(records: Store, outcome: BenchmarkOutcome) -> None:
     out.flush()
 
 
-def save(records: Store, outcome: BenchmarkOutcome, directory: Path) -> None:
-    """One JSON trajectory file per task run in `directory`."""
+def save(records: Store, run_id: str, directory: Path) -> int:
+    """One JSON trajectory file per finished task run of the run in `directory`; how many."""
     directory.mkdir(parents=True, exist_ok=True)
-    run_id = outcome.benchmark_run.id
+    written = 0
     for result in records.each_result(run_id, trajectories_too=True):
         record = {
             "task_run_id": result.id,
@@ -58,3 +63,5 @@ def save(records: Store, outcome: BenchmarkOutcome, directory: Path) -> None:
         }
         path = directory / f"{result.task_id}-{result.repeat}-{result.id}.json"
         path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+        written += 1
+    return written

@@ -9,24 +9,27 @@ from typing import Annotated
 import typer
 
 from assay.cli.options import JsonOption, StoreOption
+from assay.cli.output import FormatOption, output_format
 
 
 def runs(
     limit: Annotated[int, typer.Option(min=1, help="How many runs to list.")] = 20,
     as_json: JsonOption = False,
+    fmt: FormatOption = None,
     store: StoreOption = None,
 ) -> None:
     """List recent benchmark runs: phase, task runs finished, score and verdict."""
     from assay.cli.history import print_runs
     from assay.runs.store import open_store
 
+    chosen = output_format(fmt, as_json)
     with open_store(store) as records:
         recent = records.recent(limit)
-    if as_json:
+    if chosen == "json":
         rows = [_listed(record) for record in recent]
         typer.echo(json.dumps({"benchmark_runs": rows}))
     else:
-        print_runs(recent)
+        print_runs(recent, chosen)
 
 
 def _listed(record) -> dict:

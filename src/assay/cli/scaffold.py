@@ -1,4 +1,5 @@
-"""`assay verifier add` and `assay task add`: new files that fail until someone finishes them."""
+"""`assay init`, `assay verifier add` and `assay task add`: a new world that passes as written;
+new verifiers and tasks that fail until someone finishes them."""
 
 from __future__ import annotations
 
@@ -21,6 +22,17 @@ def _verifier() -> None:
 @task_app.callback()
 def _task() -> None:
     """Scaffold tasks."""
+
+
+def init(
+    name: Annotated[
+        Path, typer.Argument(metavar="NAME", help="The new world's directory (not there yet).")
+    ],
+) -> None:
+    """Write a small world (one table, one tool, one task) that validates and passes as written."""
+    from assay.trust.starter import init_world
+
+    _print(init_world(name))
 
 
 @verifier_app.command("add")

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from assay.cli.options import JsonOption, RunArgument, StoreOption
+from assay.cli.output import FormatOption, output_format
 from assay.errors import UsageError
 
 
@@ -18,6 +19,7 @@ def show(
         typer.Option("--task", metavar="ID", help="A task id (all its repeats) or a task-run id."),
     ] = None,
     as_json: JsonOption = False,
+    fmt: FormatOption = None,
     reveal: Annotated[
         bool, typer.Option("--reveal", help="Show details and evidence of a scored run.")
     ] = False,
@@ -29,6 +31,9 @@ def show(
     from assay.runs.record import load_outcome
     from assay.runs.store import open_store
 
+    chosen = output_format(fmt, as_json)
+    if task is not None and chosen == "plain":
+        raise UsageError("--format: plain is for tables; with --task use table or json")
     with open_store(store) as records:
         outcome = load_outcome(
             records, run_id, task=task, trajectories=task is not None, reveal=reveal
@@ -36,11 +41,13 @@ def show(
     run = outcome.benchmark_run
     if task is not None and not outcome.task_runs:
         raise UsageError(f"--task: run {run.id} has no finished task run of {task!r}")
-    if as_json:
+    if chosen == "json":
         typer.echo(json.dumps(outcome.as_json(trajectories=task is not None)))
         return
-    print_state(outcome)
     if task is None:
-        print_outcome(outcome)
+        if chosen == "table":
+            print_state(outcome)
+        print_outcome(outcome, fmt=chosen)
     else:
+        print_state(outcome)
         print_checks(outcome)

@@ -9,6 +9,7 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
+from assay.cli.output import print_plain
 from assay.cli.render import console
 from assay.trust.model import PROOFS, Proof, TaskValidation, WorldValidation
 
@@ -27,7 +28,7 @@ HEADINGS = {
 STANDING_STYLE = {"validated": "green", "withdrawn": "red", "unvalidated": "yellow"}
 
 
-def print_validation(report: WorldValidation) -> None:
+def print_validation(report: WorldValidation, fmt: str = "table") -> None:
     title = f"{report.world}@{report.version} · validation"
     table = Table(title=title, box=box.SIMPLE_HEAD)
     table.add_column("task", overflow="fold", min_width=12)
@@ -38,8 +39,11 @@ def print_validation(report: WorldValidation) -> None:
         table.add_column("\n".join(words), justify="center", min_width=width)
     for task in report.tasks:
         table.add_row(
-            task.task_id, task.split or "—", *(_cell(task.proofs[name]) for name in PROOFS)
+            escape(task.task_id), task.split or "—", *(_cell(task.proofs[name]) for name in PROOFS)
         )
+    if fmt == "plain":
+        print_plain(table)
+        return
     console.print(table)
     for task in report.tasks:
         _print_findings(task)
@@ -76,7 +80,7 @@ def _print_findings(task: TaskValidation) -> None:
                 console.print(f"[dim]·[/] {where}: {escape(note)}")
 
 
-def print_states(world: str, states: Sequence[TaskState]) -> None:
+def print_states(world: str, states: Sequence[TaskState], fmt: str = "table") -> None:
     table = Table(title=f"{world} · tasks by their last validation")
     for column in ("task", "split", "standing", "validated at", "why"):
         table.add_column(column, overflow="fold")
@@ -89,6 +93,9 @@ def print_states(world: str, states: Sequence[TaskState]) -> None:
             state.validated_at or "—",
             escape("\n".join(_why(state))),
         )
+    if fmt == "plain":
+        print_plain(table)
+        return
     console.print(table)
     counts = {name: sum(state.standing == name for state in states) for name in STANDING_STYLE}
     console.print(", ".join(f"{name} {count}" for name, count in counts.items()))

@@ -8,15 +8,18 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from assay.cli.options import JsonOption, StoreOption, TaskOption, WorldArgument
+from assay.cli.output import FormatOption, output_format
+from assay.errors import SpecError
 
 if TYPE_CHECKING:
-    from assay.trust.store import ValidationStore
+    pass
 
 
 def validate(
     world: WorldArgument,
     task: TaskOption = None,
     as_json: JsonOption = False,
+    fmt: FormatOption = None,
     live: Annotated[
         str | None,
         typer.Option(
@@ -49,20 +52,22 @@ def validate(
     store: StoreOption = None,
 ) -> None:
     """Prove each task fair: static, no-op fails, reference passes, wrong solutions fail, replay."""
-    from assay.trust.store import default_store
-
+    chosen = output_format(fmt, as_json)
+    if not world.is_dir():  # at once, before the world and runs layers load
+        raise SpecError(str(world), None, "not a directory")
     if listing:
-        _list(world, task or (), as_json, default_store(store))
+        _list(world, task or (), chosen, store)
         return
     from assay.cli.trust_view import print_validation
+    from assay.trust.store import default_store
     from assay.trust.validate import save_validation, validate_world
 
     report = validate_world(world, task or (), live, live_repeats, world_db)
     save_validation(report, default_store(store))
-    if as_json:
+    if chosen == "json":
         typer.echo(json.dumps(report.model_dump(mode="json")))
     else:
-        print_validation(report)
+        print_validation(report, chosen)
     if not report.passed:
         raise typer.Exit(1)
 
@@ -70,15 +75,17 @@ def validate(
 def _list(
     world: WorldArgument,
     task_ids: list[str] | tuple[str, ...],
-    as_json: bool,
-    store: ValidationStore,
+    chosen: str,
+    store: str | None,
 ) -> None:
-    from assay.cli.trust_view import print_states
+    from assay.trust.store import default_store
     from assay.trust.withdrawn import world_spec, world_states
 
-    states = world_states(world, task_ids, store)
-    if as_json:
+    spec = world_spec(world)  # a world that does not read fails before the store opens
+    states = world_states(world, task_ids, default_store(store))
+    if chosen == "json":
         typer.echo(json.dumps({"tasks": [state.model_dump(mode="json") for state in states]}))
     else:
-        spec = world_spec(world)
-        print_states(f"{spec.name}@{spec.version}", states)
+        from assay.cli.trust_view import print_states
+
+        print_states(f"{spec.name}@{spec.version}", states, chosen)

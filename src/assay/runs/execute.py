@@ -78,7 +78,12 @@ def run_planned(
     """One planned task run, with a fresh agent from `make_agent`."""
     task = benchmark.tasks[run.task_id]
     return run_task(
-        benchmark, task, make_agent(task), run_id=run.id, repeat=run.repeat, agent_name=agent
+        benchmark,
+        task,
+        make_agent(task, run.repeat),
+        run_id=run.id,
+        repeat=run.repeat,
+        agent_name=agent,
     )
 
 

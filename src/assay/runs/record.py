@@ -56,7 +56,7 @@ def resume_plan(store: Store, benchmark: Benchmark, record: RunRecord) -> list[P
             f"--resume: run {record.id} is of world {record.world}@{record.world_version}, "
             f"not {world.name}@{world.version}"
         )
-    agent_factory(record.agent)
+    made = agent_factory(record.agent)
     redo = [
         state
         for state in store.task_states(record.id)
@@ -66,7 +66,7 @@ def resume_plan(store: Store, benchmark: Benchmark, record: RunRecord) -> list[P
         task = benchmark.tasks.get(task_id)
         if task is None:
             raise UsageError(f"--resume: task {task_id} of run {record.id} is not in {world.name}")
-        check_agent_for(record.agent, task)
+        check_agent_for(record.agent, task, made)
     return [PlannedRun(state.id, state.task_id, state.repeat) for state in redo]
 
 

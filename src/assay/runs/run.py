@@ -61,10 +61,10 @@ def prepare(
     """The planned task runs, less the tasks in `leave_out`; UsageError before anything runs if
     the agent cannot run a task."""
     require_tasks(benchmark.world.root)
-    agent_factory(agent)
+    made = agent_factory(agent)
     tasks = [t for t in select_tasks(benchmark.world, task_ids, splits) if t.id not in leave_out]
     for task in tasks:
-        check_agent_for(agent, task)
+        check_agent_for(agent, task, made)
     return plan(tasks, repeats)
 
 

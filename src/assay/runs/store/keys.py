@@ -59,6 +59,12 @@ class KeyRecords:
             ).first()
         return None if row is None else _record(row)
 
+    def key(self, key_id: str) -> KeyRecord | None:
+        """The key with that id, or None."""
+        with self.engine.connect() as connection:
+            row = connection.execute(select(api_keys).where(api_keys.c.id == key_id)).first()
+        return None if row is None else _record(row)
+
     def api_keys(self) -> list[KeyRecord]:
         with self.engine.connect() as connection:
             rows = connection.execute(select(api_keys).order_by(api_keys.c.created_at)).all()

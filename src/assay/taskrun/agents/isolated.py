@@ -90,7 +90,7 @@ class IsolatedAgents:
         self.process.start()  # so a class that cannot be imported is bad input before any run
         self.action_timeout_s = action_timeout_s
 
-    def __call__(self, task: TaskSpec) -> IsolatedAgent:
+    def __call__(self, task: TaskSpec, repeat: int = 0) -> IsolatedAgent:
         return IsolatedAgent(self.process, self.action_timeout_s)
 
     def close(self) -> None:

@@ -1,4 +1,4 @@
-"""Turn `--agent` text into agents: noop, reference, wrong:<name>, replay:<file>, module:Class.
+"""Turn `--agent` text into agents: noop, reference, wrong:<name>, replay:<path>, module:Class.
 
 The built-in agents only send actions and run in-process; a user's class runs in a process of its
 own (`isolated.py`), so it holds no handle on the world.
@@ -6,18 +6,21 @@ own (`isolated.py`), so it holds no handle on the world.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from assay.errors import UsageError
 from assay.spec.task import TaskSpec
 from assay.taskrun.agents.base import Agent
 from assay.taskrun.agents.isolated import DEFAULT_ACTION_TIMEOUT_S, IsolatedAgents
-from assay.taskrun.agents.scripted import ActionsAgent, ScriptedAgent
+from assay.taskrun.agents.replay import Replays
+from assay.taskrun.agents.scripted import ScriptedAgent
 
-AgentFactory = Callable[[TaskSpec], Agent]
+
+class AgentFactory(Protocol):
+    """Makes a fresh agent for one task run: of `task`, its `repeat` (from 0)."""
+
+    def __call__(self, task: TaskSpec, repeat: int = 0) -> Agent: ...
 
 
 def agent_factory(name: str, *, action_timeout_s: float = DEFAULT_ACTION_TIMEOUT_S) -> AgentFactory:
@@ -27,12 +30,12 @@ def agent_factory(name: str, *, action_timeout_s: float = DEFAULT_ACTION_TIMEOUT
     for every task run the factory makes; `action_timeout_s` bounds each of its actions.
     """
     if name == "noop":
-        return lambda task: ScriptedAgent([])
+        return lambda task, repeat=0: ScriptedAgent([])
     if name in ("reference", "oracle"):  # "oracle": what container-format users call it
         return _reference
     if name.startswith("wrong:"):
         wrong = name.removeprefix("wrong:")
-        return lambda task: _wrong(task, wrong)
+        return lambda task, repeat=0: _wrong(task, wrong)
     if name.startswith("model:"):
         model = name.removeprefix("model:")
         if not model:
@@ -44,29 +47,25 @@ def agent_factory(name: str, *, action_timeout_s: float = DEFAULT_ACTION_TIMEOUT
         options = ModelOptions.from_env()
         client = make_client(options)  # one client, its connections shared by every task run
         gate = threading.BoundedSemaphore(options.max_connections or 1_000_000)
-        return lambda task: ModelAgent(model, options, client, gate)
+        return lambda task, repeat=0: ModelAgent(model, options, client, gate)
     if name.startswith("replay:"):
-        path = Path(name.removeprefix("replay:"))
-        task_id, actions = replayed(path)
-        return lambda task: _replay(task, task_id, actions, path)
+        return Replays(Path(name.removeprefix("replay:")))
     if ":" in name:
         return IsolatedAgents(name, action_timeout_s)
     raise UsageError(
         f"--agent: unknown agent {name!r}; use noop, reference (or oracle), wrong:<name>, "
-        "replay:<file>, model:<name> or module:Class"
+        "replay:<file or directory>, model:<name> or module:Class"
     )
 
 
-def check_agent_for(name: str, task: TaskSpec) -> None:
-    """Refuse before running when a scripted agent has no script for this task."""
+def check_agent_for(name: str, task: TaskSpec, made: AgentFactory | None = None) -> None:
+    """Refuse before running when a scripted agent has no script for this task; `made`, the
+    factory of `name` if there is one already, spares reading saved trajectories again."""
     if name in ("reference", "oracle") and task.solution is None:
         raise UsageError(f"--agent: task {task.id} has no [solution]")
     if name.startswith("replay:"):
-        task_id, _ = replayed(Path(name.removeprefix("replay:")))
-        if task_id != task.id:
-            raise UsageError(
-                f"--agent: {name.removeprefix('replay:')} replays task {task_id}, not {task.id}"
-            )
+        replays = made if isinstance(made, Replays) else Replays(Path(name[len("replay:") :]))
+        replays.check(task)
     if name.startswith("wrong:") and task.wrong_solution(name.removeprefix("wrong:")) is None:
         names = ", ".join(w.name for w in task.wrong) or "none"
         raise UsageError(
@@ -75,7 +74,7 @@ def check_agent_for(name: str, task: TaskSpec) -> None:
         )
 
 
-def _reference(task: TaskSpec) -> Agent:
+def _reference(task: TaskSpec, repeat: int = 0) -> Agent:
     if task.solution is None:
         raise UsageError(f"--agent: task {task.id} has no [solution]")
     return ScriptedAgent(task.solution.steps)
@@ -86,30 +85,6 @@ def _wrong(task: TaskSpec, name: str) -> Agent:
     if wrong is None:
         raise UsageError(f"--agent: task {task.id} has no wrong solution {name!r}")
     return ScriptedAgent(wrong.steps)
-
-
-def _replay(task: TaskSpec, task_id: str, actions: list[dict[str, Any]], path: Path) -> Agent:
-    if task_id != task.id:
-        raise UsageError(f"--agent: {path} is a trajectory of task {task_id}, not {task.id}")
-    return ActionsAgent(actions)
-
-
-def replayed(path: Path) -> tuple[str, list[dict[str, Any]]]:
-    """The task id and the actions of a saved trajectory (or a saved task run holding one)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        trajectory = data.get("trajectory", data)
-        # an attempt refused as no action at all (`{"invalid": text}`) changed nothing to replay
-        actions = [
-            step["action"]
-            for step in trajectory["steps"]
-            if step.get("action") is not None and "invalid" not in step["action"]
-        ]
-        return str(trajectory["task_id"]), actions
-    except OSError as error:
-        raise UsageError(f"--agent: cannot read {path}: {error.strerror}") from None
-    except (ValueError, KeyError, TypeError, AttributeError):
-        raise UsageError(f"--agent: {path} is not a saved trajectory") from None
 
 
 def close_agents(factory: AgentFactory) -> None:
