@@ -3,6 +3,8 @@
     python bench/postgres.py [--url postgresql://postgres@127.0.0.1:5432/postgres]
 
 Reset = CREATE DATABASE … TEMPLATE, connect, drop: what every task run on PostgreSQL pays.
+Final-state hash = after three one-row updates on a ~10 MB world: from the changed rows, and
+with every written table read whole (what it was before the change triggers).
 Throughput is on SQLite, the shop world's reference solutions, including the pool's start-up.
 """
 
@@ -62,6 +64,30 @@ def reset_seconds(root: Path, url: str, times: int) -> dict[str, float]:
     }
 
 
+def hash_ms(root: Path, url: str, times: int) -> dict[str, float]:
+    from assay.world.load import load_world
+
+    backend = load_world(root, url).backend
+    writes, updated, whole = [], [], []
+    for _ in range(times):
+        copy = backend.open_copy()
+        for item in (11, 2222, 33333):
+            started = time.perf_counter()
+            copy.execute("UPDATE items SET cents = cents + 1 WHERE id = ?", item)
+            writes.append(time.perf_counter() - started)
+        copy.lock_readonly()
+        for samples, full in ((updated, False), (whole, True)):
+            started = time.perf_counter()
+            copy.state_hash(full=full)
+            samples.append(time.perf_counter() - started)
+        backend.drop(copy)
+    return {
+        "one_row_update_ms": round(statistics.median(writes) * 1000, 3),
+        "hash_from_changes_ms": round(statistics.median(updated) * 1000, 3),
+        "hash_reading_tables_whole_ms": round(statistics.median(whole) * 1000, 2),
+    }
+
+
 LATENCY_AGENT = f"{Path(__file__).parent / 'latency_agent.py'}:LatencyAgent"
 
 
@@ -101,9 +127,9 @@ def main() -> None:
     try:
         report["postgres_reset_shop"] = reset_seconds(SHOP, args.url, args.resets)
         with tempfile.TemporaryDirectory() as directory:
-            report["postgres_reset_10mb"] = reset_seconds(
-                big_world(Path(directory), 10), args.url, args.resets
-            )
+            big = big_world(Path(directory), 10)
+            report["postgres_reset_10mb"] = reset_seconds(big, args.url, args.resets)
+            report["postgres_hash_10mb"] = hash_ms(big, args.url, args.resets)
         report["sqlite_workers_1"] = runs_per_second(1, args.repeats)
         report["sqlite_workers_2"] = runs_per_second(2, args.repeats)
         report["sqlite_20ms_agent_workers_1"] = runs_per_second(1, 20, agent=LATENCY_AGENT)

@@ -9,7 +9,6 @@ from typing import Annotated, Any
 
 from fastapi import FastAPI, Query, Request
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel
 from starlette.routing import Route
 
 from assay import __version__
@@ -17,6 +16,7 @@ from assay.api import benchmark_runs, criterion_runs, task_runs
 from assay.api.context import Context
 from assay.api.dependencies import AnyKey, Anyone
 from assay.api.errors import ErrorBody, error_response, install
+from assay.api.lane import FastLane, model_response, rejected_response
 from assay.api.limits import DEFAULT_MAX_BODY_BYTES, BodyLimit
 from assay.api.models import (
     Act,
@@ -39,12 +39,6 @@ from assay.api.routes_voice import router as voice_routes
 from assay.api.routes_worlds import router as world_routes
 from assay.api.routes_x12 import router as x12_routes
 from assay.taskrun.observation import Observation
-
-
-def _json(model: BaseModel, *, exclude_none: bool = False, status: int = 200) -> Response:
-    """The model serialised once, straight to the wire (the response model documents its shape)."""
-    text = model.model_dump_json(by_alias=True, exclude_none=exclude_none)
-    return Response(text, status_code=status, media_type="application/json")
 
 
 def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
@@ -72,18 +66,13 @@ def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -
         f"A request body may hold at most {max_body_bytes} bytes (413 `payload_too_large`).",
     )
     app.state.context = context
+    app.add_middleware(FastLane, context=context)  # inside the body limit
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
     install(app)
 
     @app.exception_handler(task_runs.Rejected)
     async def _rejected(_: Any, error: task_runs.Rejected) -> JSONResponse:
-        body = RejectedBody.model_validate(
-            {
-                "error": {"code": error.code, "message": error.message},
-                "observation": error.observation,
-            }
-        )
-        return JSONResponse(body.model_dump(mode="json", by_alias=True, exclude_none=True), 422)
+        return rejected_response(error)
 
     @app.post(
         "/v1/benchmark-runs",
@@ -93,7 +82,7 @@ def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -
     )
     async def create_benchmark_run(body: CreateRun, who: AnyKey) -> Response:
         """Plan a benchmark run of a served world; returns its bearer token and task-run URLs."""
-        return _json(benchmark_runs.create_run(context, who, body), status=201)
+        return model_response(benchmark_runs.create_run(context, who, body), status=201)
 
     @app.get("/v1/benchmark-runs/{run_id}", response_model=BenchmarkRunOut, responses=errors(404))
     async def get_benchmark_run(run_id: str, who: Anyone) -> BenchmarkRunOut:
@@ -117,7 +106,7 @@ def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -
     )
     async def start_task_run(task_run_id: str, who: Anyone) -> Response:
         """Reset the world for this task run; the first observation."""
-        return _json(task_runs.start(context, who, task_run_id), exclude_none=True)
+        return model_response(task_runs.start(context, who, task_run_id), exclude_none=True)
 
     @app.post(
         "/v1/task-runs/{task_run_id}/act",
@@ -127,7 +116,7 @@ def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -
     )
     async def act(task_run_id: str, body: Act, who: Anyone) -> Response:
         """One action (`call` or `say`); the next observation."""
-        return _json(task_runs.act(context, who, task_run_id, body), exclude_none=True)
+        return model_response(task_runs.act(context, who, task_run_id, body), exclude_none=True)
 
     @app.post(
         "/v1/task-runs/{task_run_id}/complete",
@@ -136,7 +125,7 @@ def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -
     )
     async def complete_task_run(task_run_id: str, body: Complete, who: Anyone) -> Response:
         """Finish with the final output and grade the world now."""
-        return _json(task_runs.complete(context, who, task_run_id, body.output))
+        return model_response(task_runs.complete(context, who, task_run_id, body.output))
 
     @app.post(
         "/v1/task-runs/{task_run_id}/cancel",

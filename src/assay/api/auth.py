@@ -61,6 +61,7 @@ class Auth:
 
     def caller(self, authorization: str | None) -> Caller:
         scheme, _, credential = (authorization or "").partition(" ")
+        credential = credential.strip()
         if scheme.lower() != "bearer" or not credential:
             raise ApiError(401, "unauthorized", "send Authorization: Bearer <API key or run token>")
         if not credential.isascii():  # keys and tokens are ASCII: anything else matches nothing

@@ -134,7 +134,7 @@ class Context:
         if ref.phase == "completed":
             raise ApiError(409, "completed", f"task run {ref.id} is already completed")
         flying = self.flying.get(ref.id)
-        if flying is not None and self.progress.action_count(ref.id) != flying.recorded:
+        if flying is not None and ref.actions != flying.recorded:
             self.drop(ref.id)
             flying = None
         if flying is None:

@@ -6,41 +6,31 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Depends, Request
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.security import HTTPBearer
 
 from assay.api.auth import Caller
+from assay.runs.keys import Scope
 
-bearer = HTTPBearer(
-    auto_error=False,
-    description="The operator key (ASSAY_API_KEY), a key from `assay keys create`, or a benchmark "
-    "run's token.",
+DESCRIPTION = (
+    "The operator key (ASSAY_API_KEY), a key from `assay keys create`, or a benchmark run's token."
 )
-Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 
 
-def authorization(credentials: HTTPAuthorizationCredentials | None) -> str | None:
-    """The Authorization header's value again, as `Auth` reads it."""
-    return None if credentials is None else f"Bearer {credentials.credentials}"
+class Bearer(HTTPBearer):
+    """The bearer scheme as OpenAPI documents it, yielding the caller itself in one step (no
+    credentials object in between): every request pays for this dependency."""
+
+    def __init__(self, *scopes: Scope):
+        super().__init__(auto_error=False, scheme_name="HTTPBearer", description=DESCRIPTION)
+        self.scopes = scopes
+
+    async def __call__(self, request: Request) -> Caller:  # type: ignore[override]
+        auth = request.app.state.context.auth
+        header = request.headers.get("authorization")
+        return auth.require(header, *self.scopes) if self.scopes else auth.caller(header)
 
 
-async def _caller(request: Request, credentials: Credentials) -> Caller:
-    return request.app.state.context.auth.caller(authorization(credentials))
-
-
-async def _key(request: Request, credentials: Credentials) -> Caller:
-    auth = request.app.state.context.auth
-    return auth.require(authorization(credentials), "evaluate", "build", "admin")
-
-
-async def _builder(request: Request, credentials: Credentials) -> Caller:
-    return request.app.state.context.auth.require(authorization(credentials), "build", "admin")
-
-
-async def _operator(request: Request, credentials: Credentials) -> Caller:
-    return request.app.state.context.auth.require(authorization(credentials), "admin")
-
-
-Anyone = Annotated[Caller, Depends(_caller)]
-AnyKey = Annotated[Caller, Depends(_key)]  # any API key: a run token is refused
-Builder = Annotated[Caller, Depends(_builder)]
-Operator = Annotated[Caller, Depends(_operator)]
+Anyone = Annotated[Caller, Depends(Bearer())]
+AnyKey = Annotated[Caller, Depends(Bearer("evaluate", "build", "admin"))]  # a run token is refused
+Builder = Annotated[Caller, Depends(Bearer("build", "admin"))]
+Operator = Annotated[Caller, Depends(Bearer("admin"))]

@@ -32,7 +32,7 @@ class BodyLimit:
         while True:
             message = await receive()
             if message["type"] != "http.request":  # the client went away: let the app see it
-                await self.app(scope, _replay([message], receive), send)
+                await self.app(scope, replay([message], receive), send)
                 return
             chunks.append(message.get("body", b""))
             size += len(chunks[-1])
@@ -43,7 +43,7 @@ class BodyLimit:
             if not message.get("more_body", False):
                 break
         whole: Message = {"type": "http.request", "body": b"".join(chunks), "more_body": False}
-        await self.app(scope, _replay([whole], receive), send)
+        await self.app(scope, replay([whole], receive), send)
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send, message: str) -> None:
         # the rest of the body is never read, so the connection cannot carry another request
@@ -61,7 +61,7 @@ def _content_length(scope: Scope) -> int | None:
     return None
 
 
-def _replay(messages: list[Message], receive: Receive) -> Receive:
+def replay(messages: list[Message], receive: Receive) -> Receive:
     """A receive that gives the messages already read, then whatever the server sends next."""
     pending = list(messages)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, func, insert, select, update
+from sqlalchemy import Connection, bindparam, case, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from assay.runs.stamps import now
@@ -25,6 +25,21 @@ START_RUN = (
     .where(benchmark_runs.c.id == bindparam("row_id"), benchmark_runs.c.phase == "created")
     .values(phase="started", started_at=bindparam("stamp"))
 )
+STORED_ACTIONS = (
+    select(func.count())
+    .select_from(task_run_actions)
+    .where(task_run_actions.c.task_run_id == task_runs.c.id)
+    .scalar_subquery()
+)
+TASK_RUN = select(
+    *(task_runs.c[name] for name in ("id", "benchmark_run_id", "task_id", "repeat", "position")),
+    task_runs.c.phase,
+    task_runs.c.status,
+    STORED_ACTIONS.label("actions"),
+).where(task_runs.c.id == bindparam("row_id"))
+COUNT_FINISHED = select(
+    func.count(), func.count(case((task_runs.c.phase == "completed", 1)))
+).where(task_runs.c.benchmark_run_id == bindparam("row_id"))
 
 
 @dataclass(frozen=True)
@@ -38,6 +53,7 @@ class TaskRunRef:
     position: int
     phase: str
     status: str
+    actions: int = 0  # how many of its actions are stored
 
 
 @dataclass(frozen=True)
@@ -85,10 +101,12 @@ class Progress:
         return None if row is None else (row.id, row.token_expires_at)
 
     def task_run(self, task_run_id: str) -> TaskRunRef | None:
-        columns = [task_runs.c[name] for name in TaskRunRef.__dataclass_fields__]
-        with self.engine.connect() as connection:
-            row = connection.execute(select(*columns).where(task_runs.c.id == task_run_id)).first()
-        return None if row is None else TaskRunRef(**row._asdict())
+        """Where the task run stands now, with how many actions it has stored, in one read on the
+        connection that writes them."""
+        connection = self.hot
+        with connection.begin():
+            row = connection.execute(TASK_RUN, {"row_id": task_run_id}).first()
+        return None if row is None else TaskRunRef(*row)
 
     def start(self, ref: TaskRunRef) -> bool:
         """Phase `started`, and the run's too; False if the task run had already left `created`."""
@@ -113,14 +131,6 @@ class Progress:
         except IntegrityError:
             return False
         return True
-
-    def action_count(self, task_run_id: str) -> int:
-        """How many actions of the task run are stored (read on the connection that writes them)."""
-        connection = self.hot
-        with connection.begin():
-            return connection.execute(
-                select(func.count()).where(task_run_actions.c.task_run_id == task_run_id)
-            ).scalar_one()
 
     def actions(self, task_run_id: str) -> list[dict[str, Any]]:
         with self.engine.connect() as connection:
@@ -189,13 +199,7 @@ class Progress:
 
     def count_finished(self, run_id: str) -> tuple[int, int]:
         """How many task runs the run has, and how many have finished."""
-        with self.engine.connect() as connection:
-            total = connection.execute(
-                select(func.count()).where(task_runs.c.benchmark_run_id == run_id)
-            ).scalar_one()
-            done = connection.execute(
-                select(func.count()).where(
-                    task_runs.c.benchmark_run_id == run_id, task_runs.c.phase == "completed"
-                )
-            ).scalar_one()
+        connection = self.hot
+        with connection.begin():
+            total, done = connection.execute(COUNT_FINISHED, {"row_id": run_id}).one()
         return total, done

@@ -14,6 +14,7 @@ from assay.spec.world import WorldSpec
 from assay.world.database import Params, Written
 from assay.world.digest import combine
 from assay.world.guard import QueryRefused
+from assay.world.postgres import changes
 from assay.world.postgres.database import PostgresDatabase
 from assay.world.postgres.guard import ReadOnlyDatabase, Rows
 from assay.world.postgres.schema import primary_keys
@@ -121,13 +122,17 @@ class PostgresCopy(PostgresDatabase):
         return self._reading().run_limited(seconds, sql, params, max_rows)
 
     def state_hash(self, *, full: bool = False) -> str:
-        """Content hash of the copy, equal to SQLite's for the same content; every table it
-        wrote to is read whole (`full` is always so here)."""
+        """Content hash of the copy, equal to SQLite's for the same content: the template's
+        digests brought up to date from the rows that changed, or with `full` every table written
+        to (every table, where writes reach tables a statement does not name) read whole."""
         template = self.source.snapshot
         digests = dict(template.digests)
-        changed = digests.keys() if template.indirect else self.written & digests.keys()
         connection = self.reader.connection if self.reader is not None else self.connection
         with connection.transaction():
+            if not full:
+                changes.updated_digests(connection, digests, template.deltas)
+                return combine(digests)
+            changed = digests.keys() if template.indirect else self.written & digests.keys()
             for table in changed:
                 digests[table] = table_digest(connection, table)
         return combine(digests)

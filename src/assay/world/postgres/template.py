@@ -18,6 +18,7 @@ from assay.errors import SpecError
 from assay.spec.files import read_text, shown
 from assay.spec.world import RESERVED_PREFIX, WorldSpec
 from assay.world.digest import digest_rows
+from assay.world.postgres import changes
 from assay.world.postgres.database import PostgresDatabase
 from assay.world.postgres.guard import ROW_CAP
 from assay.world.postgres.roles import grant_and_revoke
@@ -28,7 +29,7 @@ from assay.world.reserved import POSTGRES_DDL, RESERVED_ROWIDS, RESERVED_TABLES
 from assay.world.seed import first_line, load_seed
 from assay.world.snapshot import seed_services, service_tables, snapshot_key
 
-BACKEND = "postgresql-3"  # bump when the translation changes what a template holds
+BACKEND = "postgresql-4"  # bump when the translation changes what a template holds
 
 TABLES = "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename"
 COLUMNS = (
@@ -52,6 +53,7 @@ class Template:
     digests: dict[str, str]
     rowids: dict[str, str]
     indirect: bool
+    deltas: dict[str, str]  # each table's delta table, which its change triggers fill
 
     def meta(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -148,14 +150,16 @@ def _fill(server: Server, db: PostgresDatabase, root: Path, spec: WorldSpec) -> 
     db.translator = Translator(rowids, schema.keys)
     seed_services(db, root, spec)
     tables = _tables(db)
-    db.connection.execute(ROW_CAP)
-    grant_and_revoke(db.connection, server.check_role, server.world_role)
-    return {
+    meta = {
         "columns": {table: _columns(db, table) for table in tables},
         "digests": {table: table_digest(db.connection, table) for table in tables},
         "rowids": rowids,
         "indirect": bool(db.connection.execute(INDIRECT).fetchone()[0]),  # type: ignore[index]
     }
+    meta["deltas"] = changes.install(db.connection, tables)  # after the digests: not state
+    db.connection.execute(ROW_CAP)
+    grant_and_revoke(db.connection, server.check_role, server.world_role)
+    return meta
 
 
 def _service_tables(

@@ -1,0 +1,100 @@
+"""The fast lane: `start`, `act` and `complete`, the requests every task run makes, answered without
+FastAPI's per-request machinery (dependencies, body parsing, routing through every route), which
+cost more than the act itself. A request that fails authentication or validation goes the ordinary
+way instead, so that every error is the one the routes give and the OpenAPI document describes."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ValidationError
+from starlette.responses import Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from assay.api import task_runs
+from assay.api.context import Context
+from assay.api.errors import ApiError, error_response
+from assay.api.limits import replay
+from assay.api.models import Act, Complete, RejectedBody
+from assay.errors import SpecError, UsageError
+
+HOT = re.compile(r"/v1/task-runs/([^/]+)/(start|act|complete)")
+
+
+def model_response(model: BaseModel, *, exclude_none: bool = False, status: int = 200) -> Response:
+    """The model serialised once, straight to the wire (the response model documents its shape)."""
+    text = model.model_dump_json(by_alias=True, exclude_none=exclude_none)
+    return Response(text, status_code=status, media_type="application/json")
+
+
+def rejected_response(error: task_runs.Rejected) -> JSONResponse:
+    """422 with the observation that records the refused call."""
+    body = RejectedBody.model_validate(
+        {"error": {"code": error.code, "message": error.message}, "observation": error.observation}
+    )
+    return JSONResponse(body.model_dump(mode="json", by_alias=True, exclude_none=True), 422)
+
+
+class FastLane:
+    """ASGI middleware inside the body limit: it gets each request's body whole, in one message."""
+
+    def __init__(self, app: ASGIApp, context: Context):
+        self.app = app
+        self.context = context
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        hot = scope["type"] == "http" and scope["method"] == "POST" and HOT.fullmatch(scope["path"])
+        if not hot:
+            await self.app(scope, receive, send)
+            return
+        message = await receive()
+        response = None
+        if message["type"] == "http.request" and not message.get("more_body", False):
+            response = self._answer(hot[1], hot[2], scope, message.get("body", b""))
+        if response is None:
+            await self.app(scope, replay([message], receive), send)
+        else:
+            await response(scope, receive, send)
+
+    def _answer(self, task_run_id: str, verb: str, scope: Scope, body: bytes) -> Response | None:
+        """The response, or None for the ordinary way (nothing has happened yet)."""
+        headers = _headers(scope)
+        try:
+            caller = self.context.auth.caller(headers.get(b"authorization", b"").decode("latin-1"))
+        except ApiError:
+            return None
+        parsed: Any = None
+        if verb != "start":
+            if headers.get(b"content-type", b"").split(b";")[0].strip() != b"application/json":
+                return None
+            try:
+                parsed = (Act if verb == "act" else Complete).model_validate_json(body)
+            except ValidationError:
+                return None
+        try:
+            return _run(self.context, caller, task_run_id, verb, parsed)
+        except task_runs.Rejected as error:
+            return rejected_response(error)
+        except ApiError as error:
+            return error_response(error.status, error.code, error.message)
+        except (SpecError, UsageError) as error:
+            return error_response(422, "invalid_request", str(error))
+
+
+def _run(context: Context, caller: Any, task_run_id: str, verb: str, parsed: Any) -> Response:
+    if verb == "start":
+        return model_response(task_runs.start(context, caller, task_run_id), exclude_none=True)
+    if verb == "act":
+        observation = task_runs.act(context, caller, task_run_id, parsed)
+        return model_response(observation, exclude_none=True)
+    return model_response(task_runs.complete(context, caller, task_run_id, parsed.output))
+
+
+def _headers(scope: Scope) -> dict[bytes, bytes]:
+    """The request's headers by lowercase name, the first of each (as Starlette reads them)."""
+    found: dict[bytes, bytes] = {}
+    for name, value in scope["headers"]:
+        found.setdefault(name, value)
+    return found
