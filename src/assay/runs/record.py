@@ -80,23 +80,36 @@ def continue_run(
     on_result: OnResult | None = None,
     results: bool = True,
 ) -> BenchmarkOutcome:
-    """Run planned task runs into a stored run, each marked `started` as it begins and stored whole
-    as it ends, then mark the run completed, cancelled or failed. No result stays in memory while
-    it runs; with `results` false none is read back either (see `Store.each_result`)."""
+    """Run planned task runs into a stored run, then mark the run completed, cancelled or failed.
+    Marks and results are committed in batches (`assay.runs.store.batch`); no result stays in
+    memory while it runs, and with `results` false none is read back either (see
+    `Store.each_result`)."""
+    from assay.runs.store.batch import BatchWriter
+
     store.start_benchmark_run(run_id)
+    writer = BatchWriter(store, run_id)
 
     def begin(run: PlannedRun) -> None:
-        store.start_task_run(run_id, run.id)
+        writer.started(run.id)
 
     def save(result: TaskRunResult) -> None:
-        store.save_task_run(run_id, result)
+        writer.finished(result)
         if on_result is not None:
             on_result(result)
 
     try:
-        _, phase = execute(
-            benchmark, agent, planned, executor=executor, on_result=save, on_start=begin, keep=False
-        )
+        try:
+            _, phase = execute(
+                benchmark,
+                agent,
+                planned,
+                executor=executor,
+                on_result=save,
+                on_start=begin,
+                keep=False,
+            )
+        finally:
+            writer.close()  # what has finished is committed, however the run ended
     except BaseException:
         with suppress(Exception):  # the error that stopped the run matters more than this one
             _finish(store, run_id, "cancelled", "failed")

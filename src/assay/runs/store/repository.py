@@ -256,20 +256,6 @@ class Store(TaskRunReads, ValidationRecords, BuildRecords, KeyRecords):
 
     # Task runs
 
-    def start_task_run(self, run_id: str, task_run_id: str) -> None:
-        """Phase `started` for a task run that has begun; one already completed is left alone (a
-        not-scored one run again keeps its old result until the new one replaces it)."""
-        with self.engine.begin() as connection:
-            connection.execute(
-                update(task_runs)
-                .where(
-                    task_runs.c.id == task_run_id,
-                    task_runs.c.benchmark_run_id == run_id,
-                    UNFINISHED,
-                )
-                .values(phase="started", status="active", started_at=now())
-            )
-
     def save_task_run(
         self, run_id: str, result: TaskRunResult, *, first: bool = False, claim: bool = False
     ) -> list[str] | None:
