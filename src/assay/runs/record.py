@@ -114,15 +114,18 @@ def continue_run(
         with suppress(Exception):  # the error that stopped the run matters more than this one
             _finish(store, run_id, "cancelled", "failed")
         raise
-    _finish(store, run_id, phase, phase)
-    return load_outcome(store, run_id, trajectories=True, reveal=True, results=results)
+    figures = _finish(store, run_id, phase, phase)
+    return load_outcome(
+        store, run_id, trajectories=True, reveal=True, results=results, figures=figures
+    )
 
 
-def _finish(store: Store, run_id: str, phase: str, status: str) -> None:
+def _finish(store: Store, run_id: str, phase: str, status: str) -> Figures:
     figures = aggregate(store.task_rows(run_id))
     store.finish_benchmark_run(
         run_id, phase=phase, status=status, figures=figures.model_dump(mode="json")
     )
+    return figures
 
 
 def load_outcome(
@@ -133,11 +136,13 @@ def load_outcome(
     trajectories: bool = False,
     reveal: bool = False,
     results: bool = True,
+    figures: Figures | None = None,
 ) -> BenchmarkOutcome:
-    """A stored run with figures over its finished task runs; a scored one hides details unless
-    revealed. With `results` false, the figures alone."""
+    """A stored run with figures over its finished task runs (`figures`: already worked out); a
+    scored one hides details unless revealed. With `results` false, the figures alone."""
     record = store.benchmark_run(run_id)
-    figures = aggregate(store.task_rows(record.id))
+    if figures is None:
+        figures = aggregate(store.task_rows(record.id))
     found = store.results(record.id, task=task, trajectories_too=trajectories) if results else []
     if record.scored and not reveal:
         found = [result.redacted() for result in found]
