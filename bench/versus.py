@@ -10,7 +10,9 @@ asserted anywhere): assay ≥ 5× as fast (`ratio` = inspect's seconds / assay's
 - `assay_single_s`: `assay run WORLD --agent reference --json`, one task run, start to end.
 - `inspect_s`: `inspect eval FILE --model mockllm/model --display none` of a task of 1,000 samples
   with `generate()` and an `includes()` scorer, with a log directory of its own.
-Each is the median of `--rounds` runs (default 3), after one to warm the disk cache.
+Each is the median of `--rounds` runs (default 3), after one to warm the disk cache and write
+bytecode: `PYTHONDONTWRITEBYTECODE` is dropped for both, so each runs as an installed package does.
+`*_cpu_s` are the same runs' CPU seconds (user + system), steadier than wall time on a busy machine.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -115,23 +118,34 @@ def inspect_venv() -> Path:
     return program
 
 
-def timed(command: list[str], env: dict[str, str], rounds: int) -> tuple[float, str]:
-    """The median wall time of `rounds` runs after one more to warm up, and the last output."""
-    timings = []
+def child_env() -> dict[str, str]:
+    return {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+
+
+def timed(
+    command: list[str], env: dict[str, str], rounds: int, cwd: Path | None = None
+) -> tuple[dict, str]:
+    """Median wall and CPU seconds (user + system) of `rounds` runs after one more to warm up,
+    and the last run's output."""
+    walls, cpus = [], []
     output = ""
     for _ in range(rounds + 1):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
-        done = subprocess.run(command, env=env, capture_output=True, text=True)
-        timings.append(time.perf_counter() - started)
+        done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True)
+        walls.append(time.perf_counter() - started)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
         if done.returncode != 0:
             raise SystemExit(f"{command[0]} failed ({done.returncode}): {done.stderr[-2000:]}")
         output = done.stdout
-    return round(statistics.median(timings[1:]), 3), output
+    figures = {"s": statistics.median(walls[1:]), "cpu_s": statistics.median(cpus[1:])}
+    return {name: round(value, 3) for name, value in figures.items()}, output
 
 
 def assay_figures(scratch: Path, rounds: int) -> dict:
     world = write_world(scratch / "world")
-    env = {**os.environ, "ASSAY_HOME": str(scratch / "home")}
+    env = {**child_env(), "ASSAY_HOME": str(scratch / "home")}
     assay = [sys.executable, "-m", "assay", "run", str(world), "--agent", "reference"]
     store = str(scratch / "records.db")
     whole, output = timed(
@@ -142,18 +156,24 @@ def assay_figures(scratch: Path, rounds: int) -> dict:
     run = json.loads(output)
     assert len(run["task_runs"]) == REPEATS, len(run["task_runs"])
     assert run["benchmark_run"]["outcomes"]["verified"] == REPEATS, run["benchmark_run"]
-    single, _ = timed([*assay, "--json", "--store", str(scratch / "single.db")], env, rounds)
-    return {"assay_s": whole, "assay_single_s": single}
+    single, _ = timed([*assay, "--json", "--store", store], env, rounds)
+    return {
+        "assay_s": whole["s"],
+        "assay_cpu_s": whole["cpu_s"],
+        "assay_single_s": single["s"],
+        "assay_single_cpu_s": single["cpu_s"],
+    }
 
 
-def inspect_seconds(scratch: Path, rounds: int) -> float:
+def inspect_figures(scratch: Path, rounds: int) -> dict:
     program = inspect_venv()
     source = scratch / "trivial.py"
     source.write_text(INSPECT_TASK)
-    env = {**os.environ, "INSPECT_LOG_DIR": str(scratch / "logs")}
-    command = [str(program), "eval", str(source), "--model", "mockllm/model", "--display", "none"]
-    seconds, _ = timed(command, env, rounds)
-    return seconds
+    env = {**child_env(), "INSPECT_LOG_DIR": str(scratch / "logs")}
+    # inspect takes a task file relative to the working directory
+    command = [str(program), "eval", source.name, "--model", "mockllm/model", "--display", "none"]
+    figures, _ = timed(command, env, rounds, cwd=scratch)
+    return {"inspect_s": figures["s"], "inspect_cpu_s": figures["cpu_s"]}
 
 
 def main() -> None:
@@ -165,8 +185,9 @@ def main() -> None:
         scratch = Path(directory)
         figures: dict = {"task_runs": REPEATS, **assay_figures(scratch, args.rounds)}
         if not args.skip_inspect:
-            figures["inspect_s"] = inspect_seconds(scratch, args.rounds)
+            figures.update(inspect_figures(scratch, args.rounds))
             figures["ratio"] = round(figures["inspect_s"] / figures["assay_s"], 2)
+            figures["cpu_ratio"] = round(figures["inspect_cpu_s"] / figures["assay_cpu_s"], 2)
     print(json.dumps(figures, indent=2))
 
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import threading
 import time
-import uuid
 
 from sqlalchemy import bindparam, delete, func, insert, update
 
+from assay.runs.plan import new_id
 from assay.runs.stamps import now
 from assay.runs.store.records import check_values, split_result
 from assay.runs.store.repository import Store
@@ -158,7 +158,7 @@ def commit(store: Store, run_id: str, starts: dict[str, str], results: list[Task
                 "finished_at": finished,
             }
         )
-        checks += check_values(result.id, parts["checks"], (_check_id() for _ in parts["checks"]))
+        checks += check_values(result.id, parts["checks"], (new_id("cr") for _ in parts["checks"]))
         if parts["trajectory"] is not None:
             saved.append({"task_run_id": result.id, "trajectory": parts["trajectory"]})
     marks = [{"b_id": key, "b_run": run_id, "started_at": at} for key, at in starts.items()]
@@ -174,7 +174,3 @@ def commit(store: Store, run_id: str, starts: dict[str, str], results: list[Task
             connection.execute(ADD_CHECKS, checks)
         if saved:
             connection.execute(ADD_TRAJECTORIES, saved)
-
-
-def _check_id() -> str:
-    return f"cr_{uuid.uuid4().hex[:16]}"

@@ -3,7 +3,6 @@ validations, builds and keys have modules of their own."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -11,7 +10,7 @@ from sqlalchemy import Engine, delete, func, insert, select, update
 from sqlalchemy.exc import DBAPIError
 
 from assay.errors import UsageError
-from assay.runs.plan import PlannedRun
+from assay.runs.plan import PlannedRun, new_id
 from assay.runs.stamps import now
 from assay.runs.store.builds import BuildRecords
 from assay.runs.store.keys import KeyRecords
@@ -278,7 +277,7 @@ class Store(TaskRunReads, ValidationRecords, BuildRecords, KeyRecords):
             "started_at": func.coalesce(task_runs.c.started_at, result.started_at),
             "finished_at": now(),
         }
-        checks = check_values(result.id, parts["checks"], (_check_id() for _ in parts["checks"]))
+        checks = check_values(result.id, parts["checks"], (new_id("cr") for _ in parts["checks"]))
         where = [task_runs.c.id == result.id, task_runs.c.benchmark_run_id == run_id]
         with self.engine.begin() as connection:
             updated = connection.execute(
@@ -316,7 +315,3 @@ class Store(TaskRunReads, ValidationRecords, BuildRecords, KeyRecords):
                     )
                 )
         return [check["id"] for check in checks]
-
-
-def _check_id() -> str:
-    return f"cr_{uuid.uuid4().hex[:16]}"
