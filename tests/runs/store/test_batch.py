@@ -3,6 +3,8 @@ backends; and what a batch that cannot be committed does."""
 
 from __future__ import annotations
 
+import sqlite3
+import threading
 import time
 
 import pytest
@@ -10,6 +12,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from storekit import create_run as create
 
+from assay.runs.store import open_store
 from assay.runs.store.batch import BatchWriter
 from assay.runs.store.tables import check_runs, task_runs, trajectories
 
@@ -116,3 +119,23 @@ def test_a_batch_that_cannot_be_committed_is_an_error_at_close_and_stores_nothin
     with pytest.raises(IntegrityError):
         writer.close()
     assert completed(store, run_id) == 0  # the batch's transaction was rolled back whole
+
+
+def test_no_more_than_a_batch_waits_uncommitted_while_the_store_is_busy(tmp_path, results):
+    """A crash loses at most `size` task runs: the next one waits until the batch is committed."""
+    with open_store(str(tmp_path / "records.db")) as store:
+        run_id = create(store, results)
+        blocker = sqlite3.connect(tmp_path / "records.db", isolation_level=None)
+        blocker.execute("BEGIN IMMEDIATE")  # the writer's commit waits for this lock
+        writer = BatchWriter(store, run_id, size=2, wait_s=LONG_S)
+        feeder = threading.Thread(target=lambda: [writer.finished(r) for r in results[:3]])
+        feeder.start()
+        feeder.join(timeout=0.3)
+        assert feeder.is_alive()  # the third waits: two are not committed yet
+        assert completed(store, run_id) == 0
+        blocker.execute("ROLLBACK")
+        feeder.join(timeout=10)
+        assert not feeder.is_alive()
+        writer.close()
+        blocker.close()
+        assert completed(store, run_id) == 3

@@ -2,9 +2,11 @@
 
 The crash boundary: a batch is committed when it holds `size` finished task runs or `wait_s` after
 the first thing in it arrived, whichever comes first, and when the writer closes. A process killed
-outright loses at most the task runs that finished since the last commit (never more than `size`,
-never any that finished more than `wait_s` before it died); they are still unfinished in the store,
-which is what `assay run --resume` runs again. Each task run is stored whole or not at all.
+outright loses at most the task runs that finished since the last commit: never more than `size`
+(a finished task run waits to be handed over while `size` are not committed yet), and none that
+finished much more than `wait_s` before it died (a commit takes its own time too). They are still
+unfinished in the store, which is what `assay run --resume` runs again. Each task run is stored
+whole or not at all.
 
 A task run's `started` mark travels in the same batches; one that finishes before its batch is
 committed needs none (its result carries when it began), so a fast run writes no marks at all.
@@ -63,6 +65,7 @@ class BatchWriter:
         self._starts: dict[str, str] = {}
         self._results: list[TaskRunResult] = []
         self._first_at: float | None = None
+        self._committing = 0  # task runs taken by the writer, not committed yet
         self._closing = False
         self._failure: BaseException | None = None
         self._ready = threading.Condition()
@@ -77,32 +80,36 @@ class BatchWriter:
             self._arrived()
 
     def finished(self, result: TaskRunResult) -> None:
-        """A task run has ended; it is stored whole with the next batch."""
+        """A task run has ended; it is stored whole with the next batch. Waits while `size` task
+        runs are not committed yet, so that a crash never loses more."""
         with self._ready:
+            while len(self._results) + self._committing >= self.size:
+                self._raise_failure()
+                self._ready.wait()
             self._raise_failure()
             self._starts.pop(result.id, None)
             self._results.append(result)
             self._arrived()
             if len(self._results) >= self.size:
-                self._ready.notify()
+                self._ready.notify_all()
 
     def close(self) -> None:
         """Commit what is left and stop the thread; raises the error a commit met, if one did."""
         with self._ready:
             self._closing = True
-            self._ready.notify()
+            self._ready.notify_all()
         self._thread.join()
         self._raise_failure()
 
     def _arrived(self) -> None:
         if self._first_at is None:
             self._first_at = time.monotonic()
-            self._ready.notify()  # starts the writer's clock
+            self._ready.notify_all()  # starts the writer's clock
 
     def _raise_failure(self) -> None:
+        # It stays raised: with the writer stopped, nothing told to it afterwards would be stored.
         if self._failure is not None:
-            failure, self._failure = self._failure, None
-            raise failure
+            raise self._failure
 
     def _write(self) -> None:
         while True:
@@ -112,15 +119,19 @@ class BatchWriter:
                 starts, self._starts = self._starts, {}
                 results, self._results = self._results, []
                 self._first_at = None
+                self._committing = len(results)
                 closing = self._closing
+            failure = None
             if starts or results:
                 try:
                     commit(self.store, self.run_id, starts, results)
                 except BaseException as error:  # told to the thread that feeds the writer
-                    with self._ready:
-                        self._failure = error
-                    return
-            if closing:
+                    failure = error
+            with self._ready:
+                self._committing = 0
+                self._failure = failure
+                self._ready.notify_all()
+            if closing or failure is not None:
                 return
 
     def _due(self) -> bool:
