@@ -108,8 +108,11 @@ def continue_run(
                 on_start=begin,
                 keep=False,
             )
-        finally:
-            writer.close()  # what has finished is committed, however the run ended
+        except BaseException:
+            with suppress(Exception):  # what finished is committed; the error that stopped it wins
+                writer.close()
+            raise
+        writer.close()
     except BaseException:
         with suppress(Exception):  # the error that stopped the run matters more than this one
             _finish(store, run_id, "cancelled", "failed")
