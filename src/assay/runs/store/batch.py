@@ -21,7 +21,7 @@ from sqlalchemy import bindparam, delete, func, insert, update
 
 from assay.runs.plan import new_id
 from assay.runs.stamps import now
-from assay.runs.store.records import check_values, split_result
+from assay.runs.store.records import check_values, result_values, split_result
 from assay.runs.store.repository import Store
 from assay.runs.store.tables import check_runs, task_runs, trajectories
 from assay.score.result import TaskRunResult
@@ -157,15 +157,7 @@ def commit(store: Store, run_id: str, starts: dict[str, str], results: list[Task
                 "b_id": result.id,
                 "b_run": run_id,
                 "b_started": result.started_at,
-                "phase": "completed",
-                "status": result.status,
-                "outcome": result.outcome,
-                "reward": result.reward,
-                "score": result.score,
-                "verdict": result.verdict,
-                "axes": parts["axes"],
-                "summary": parts["summary"],
-                "result": parts["result"],
+                **result_values(result, parts),
                 "finished_at": finished,
             }
         )

@@ -20,6 +20,7 @@ from assay.runs.store.reads import TaskRunReads
 from assay.runs.store.records import (
     RunRecord,
     check_values,
+    result_values,
     run_record,
     split_result,
 )
@@ -264,15 +265,7 @@ class Store(TaskRunReads, ValidationRecords, BuildRecords, KeyRecords):
         (two API servers completing the same task run)."""
         parts = split_result(result)
         values = {
-            "phase": "completed",
-            "status": result.status,
-            "outcome": result.outcome,
-            "reward": result.reward,
-            "score": result.score,
-            "verdict": result.verdict,
-            "axes": parts["axes"],
-            "summary": parts["summary"],
-            "result": parts["result"],
+            **result_values(result, parts),
             # the mark made as it began stands (a served task run graded after a restart has no other)
             "started_at": func.coalesce(task_runs.c.started_at, result.started_at),
             "finished_at": now(),
