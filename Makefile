@@ -57,3 +57,4 @@ bench: $(BIN)/assay $(BWRAP)
 	$(BIN)/python bench/gym.py
 	$(BIN)/python bench/protocols.py
 	$(BIN)/python bench/large_world.py
+	$(BIN)/python bench/versus.py

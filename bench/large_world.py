@@ -341,7 +341,6 @@ def _time_parts(spent: dict[str, float]) -> None:
     """Wrap the functions that do each part so that their time adds up in `spent`."""
     from importlib import import_module
 
-    from assay.runs.store.repository import Store
     from assay.world.database import SqliteCopy
     from assay.world.live import World
 
@@ -360,8 +359,7 @@ def _time_parts(spent: dict[str, float]) -> None:
     timed(World, "reset", "reset")
     timed(import_module("assay.runs.grade"), "run_checks", "checks")  # the package hides it
     timed(SqliteCopy, "state_hash", "hash")
-    timed(Store, "start_task_run", "store")
-    timed(Store, "save_task_run", "store")
+    timed(import_module("assay.runs.store.batch"), "commit", "store")  # in the writer's thread
 
 
 def main() -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, text
+from sqlalchemy.exc import OperationalError
 
 from assay.errors import UsageError
 from assay.runs import SerialExecutor, prepare
@@ -187,3 +188,13 @@ def test_a_run_read_back_a_page_at_a_time_equals_it_read_whole(store, benchmark)
     assert [result.id for result in paged] == [run.id for run in planned]
     assert paged == whole
     assert all(result.trajectory for result in paged)
+
+
+def test_a_batch_the_store_refuses_fails_the_run_and_keeps_none_of_it(store, benchmark):
+    planned = prepare(benchmark, "reference", TASKS, repeats=2)
+    with store.engine.begin() as connection:
+        connection.execute(text("DROP TABLE trajectories"))
+    with pytest.raises(OperationalError, match="trajectories"):
+        record_run(store, benchmark, "reference", planned)
+    (record,) = store.recent(1)
+    assert (record.phase, record.status, record.finished) == ("cancelled", "failed", 0)

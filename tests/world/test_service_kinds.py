@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from worldkit import DESK_WORLD, write_world
+from worldkit import DESK_WORLD, SHOP, write_world
 
 from assay.errors import SpecError
 from assay.trust.fingerprint import world_files
+from assay.world.services import HEALTHCARE_KINDS, service_class
 from assay.world.snapshot import snapshot_key
 
 KIND = '''
@@ -100,3 +103,19 @@ def test_the_seed_files_are_in_the_snapshot_key_and_the_fingerprint(shelf_world)
     assert "books.txt" in world_files(shelf_world, spec)
     (shelf_world / "books.txt").write_text("Emma\n", encoding="utf-8")
     assert snapshot_key(shelf_world, spec) != before
+
+
+@pytest.mark.parametrize("kind", ["recorder", "email", "payments", *HEALTHCARE_KINDS])
+def test_each_built_in_kind_names_its_class(kind):
+    assert service_class(kind, Path(".")).kind == kind
+
+
+def test_a_world_without_healthcare_services_loads_none_of_them():
+    """They are imported when a world names one, so `assay run` of another world starts faster."""
+    code = (
+        "import sys; from assay.runs import open_benchmark; "
+        f"open_benchmark({str(SHOP)!r}); "
+        "print(sorted(m for m in sys.modules if '.healthcare' in m))"
+    )
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert shown.stdout.strip() == "[]", shown.stderr

@@ -22,10 +22,8 @@ def resamples_for(tasks: int) -> int:
     return max(FEWEST_RESAMPLES, min(RESAMPLES, DRAWS // max(tasks, 1)))
 
 
-def task_sums(rows: Iterable[TaskRow]) -> tuple[np.ndarray, np.ndarray]:
+def task_sums(rows: Iterable[TaskRow]) -> tuple[list[float], list[int]]:
     """Sum of scores and count of scored task runs per task, in task-id order."""
-    import numpy as np  # here, not at the top: `assay` starts faster without it
-
     sums: dict[str, float] = {}
     counts: dict[str, int] = {}
     for row in rows:
@@ -33,10 +31,7 @@ def task_sums(rows: Iterable[TaskRow]) -> tuple[np.ndarray, np.ndarray]:
             sums[row.task_id] = sums.get(row.task_id, 0.0) + row.score
             counts[row.task_id] = counts.get(row.task_id, 0) + 1
     tasks = sorted(sums)
-    return (
-        np.array([sums[task] for task in tasks], dtype=float),
-        np.array([counts[task] for task in tasks], dtype=float),
-    )
+    return [sums[task] for task in tasks], [counts[task] for task in tasks]
 
 
 def ci95(rows: Iterable[TaskRow]) -> tuple[float, float] | None:
@@ -45,12 +40,13 @@ def ci95(rows: Iterable[TaskRow]) -> tuple[float, float] | None:
     Tasks are drawn with replacement and a drawn task brings all its scored repeats, so the
     interval reflects how much the score depends on which tasks were chosen.
     """
-    import numpy as np
-
-    sums, counts = task_sums(rows)
-    tasks = len(sums)
+    task_scores, task_counts = task_sums(rows)
+    tasks = len(task_scores)
     if tasks < 2:
         return None
+    import numpy as np  # here, not at the top, and only now: a run of one task needs none
+
+    sums, counts = np.array(task_scores, dtype=float), np.array(task_counts, dtype=float)
     resamples = resamples_for(tasks)
     rng = np.random.default_rng(SEED)
     even = bool(np.all(counts == counts[0]))  # equal repeats: one gather instead of two

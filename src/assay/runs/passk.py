@@ -41,21 +41,22 @@ def pass_k(counts: Sequence[Counts]) -> tuple[dict[str, float], dict[str, float]
     """pass@k and pass^k averaged over tasks, keyed by k as text; empty with no scored task."""
     if not counts:
         return {}, {}
-    import numpy as np  # here, not at the top: `assay` starts faster without it
-
-    n, c = (np.array(column, dtype=float) for column in zip(*counts, strict=True))
-    failed = n - c
-    wanted = set(k_values(int(n.min())))
-    at: dict[str, float] = {}
-    hat: dict[str, float] = {}
-    # C(top, k) / C(n, k) is the product of (top − i) / (n − i) for i < k: grow both products one
-    # factor at a time and read them off at each wanted k.
-    none_verified = np.ones_like(n)
-    all_verified = np.ones_like(n)
-    for k in range(1, max(wanted, default=0) + 1):
-        none_verified *= (failed - (k - 1)) / (n - (k - 1))
-        all_verified *= (c - (k - 1)) / (n - (k - 1))
-        if k in wanted:
-            at[str(k)] = float(np.mean(1.0 - np.where(failed >= k, none_verified, 0.0)))
-            hat[str(k)] = float(np.mean(np.where(c >= k, all_verified, 0.0)))
-    return at, hat
+    wanted = k_values(min(n for n, _ in counts))
+    at: dict[int, list[float]] = {k: [] for k in wanted}
+    hat: dict[int, list[float]] = {k: [] for k in wanted}
+    for n, c in counts:
+        failed = n - c
+        # C(top, k) / C(n, k) is the product of (top − i) / (n − i) for i < k: grow both products
+        # one factor at a time and read them off at each wanted k.
+        none_verified = all_verified = 1.0
+        for k in range(1, wanted[-1] + 1 if wanted else 1):
+            none_verified *= (failed - k + 1) / (n - k + 1)
+            all_verified *= (c - k + 1) / (n - k + 1)
+            if k in at:
+                at[k].append(1.0 - none_verified if failed >= k else 1.0)
+                hat[k].append(all_verified if c >= k else 0.0)
+    tasks = len(counts)
+    return (
+        {str(k): math.fsum(values) / tasks for k, values in at.items()},
+        {str(k): math.fsum(values) / tasks for k, values in hat.items()},
+    )

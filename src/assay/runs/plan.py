@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import uuid
+import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -21,7 +21,8 @@ class PlannedRun:
 
 
 def new_id(prefix: str) -> str:
-    return f"{prefix}_{uuid.uuid4().hex[:16]}"
+    """A random id: the prefix and 16 hex digits (`secrets`, several times cheaper than uuid4)."""
+    return f"{prefix}_{secrets.token_hex(8)}"
 
 
 def select_tasks(

@@ -80,36 +80,55 @@ def continue_run(
     on_result: OnResult | None = None,
     results: bool = True,
 ) -> BenchmarkOutcome:
-    """Run planned task runs into a stored run, each marked `started` as it begins and stored whole
-    as it ends, then mark the run completed, cancelled or failed. No result stays in memory while
-    it runs; with `results` false none is read back either (see `Store.each_result`)."""
+    """Run planned task runs into a stored run, then mark the run completed, cancelled or failed.
+    Marks and results are committed in batches (`assay.runs.store.batch`); no result stays in
+    memory while it runs, and with `results` false none is read back either (see
+    `Store.each_result`)."""
+    from assay.runs.store.batch import BatchWriter
+
     store.start_benchmark_run(run_id)
+    writer = BatchWriter(store, run_id)
 
     def begin(run: PlannedRun) -> None:
-        store.start_task_run(run_id, run.id)
+        writer.started(run.id)
 
     def save(result: TaskRunResult) -> None:
-        store.save_task_run(run_id, result)
+        writer.finished(result)
         if on_result is not None:
             on_result(result)
 
     try:
-        _, phase = execute(
-            benchmark, agent, planned, executor=executor, on_result=save, on_start=begin, keep=False
-        )
+        try:
+            _, phase = execute(
+                benchmark,
+                agent,
+                planned,
+                executor=executor,
+                on_result=save,
+                on_start=begin,
+                keep=False,
+            )
+        except BaseException:
+            with suppress(Exception):  # what finished is committed; the error that stopped it wins
+                writer.close()
+            raise
+        writer.close()
     except BaseException:
         with suppress(Exception):  # the error that stopped the run matters more than this one
             _finish(store, run_id, "cancelled", "failed")
         raise
-    _finish(store, run_id, phase, phase)
-    return load_outcome(store, run_id, trajectories=True, reveal=True, results=results)
+    figures = _finish(store, run_id, phase, phase)
+    return load_outcome(
+        store, run_id, trajectories=True, reveal=True, results=results, figures=figures
+    )
 
 
-def _finish(store: Store, run_id: str, phase: str, status: str) -> None:
+def _finish(store: Store, run_id: str, phase: str, status: str) -> Figures:
     figures = aggregate(store.task_rows(run_id))
     store.finish_benchmark_run(
         run_id, phase=phase, status=status, figures=figures.model_dump(mode="json")
     )
+    return figures
 
 
 def load_outcome(
@@ -120,11 +139,13 @@ def load_outcome(
     trajectories: bool = False,
     reveal: bool = False,
     results: bool = True,
+    figures: Figures | None = None,
 ) -> BenchmarkOutcome:
-    """A stored run with figures over its finished task runs; a scored one hides details unless
-    revealed. With `results` false, the figures alone."""
+    """A stored run with figures over its finished task runs (`figures`: already worked out); a
+    scored one hides details unless revealed. With `results` false, the figures alone."""
     record = store.benchmark_run(run_id)
-    figures = aggregate(store.task_rows(record.id))
+    if figures is None:
+        figures = aggregate(store.task_rows(record.id))
     found = store.results(record.id, task=task, trajectories_too=trajectories) if results else []
     if record.scored and not reveal:
         found = [result.redacted() for result in found]

@@ -6,28 +6,13 @@ import json
 
 import pytest
 from sqlalchemy import func, select
+from storekit import create_run as create
 
 from assay.runs.aggregate import aggregate
-from assay.runs.plan import PlannedRun, new_id
+from assay.runs.plan import new_id
 from assay.runs.rows import row_of
-from assay.runs.store import Store, UnknownRun
+from assay.runs.store import UnknownRun
 from assay.runs.store.tables import check_runs, trajectories
-
-
-def create(store: Store, results, *, run_id: str | None = None, scored: bool = False) -> str:
-    run_id = run_id or new_id("br")
-    store.create_benchmark_run(
-        run_id,
-        world="shop",
-        world_version="1",
-        world_path="/worlds/shop",
-        agent="reference",
-        repeats=1,
-        planned=[PlannedRun(r.id, r.task_id, r.repeat) for r in results],
-        splits={r.task_id: r.split for r in results},
-        scored=scored,
-    )
-    return run_id
 
 
 def test_a_run_round_trips(store, results):
@@ -175,22 +160,3 @@ def test_latest_validation_per_task_and_hash(store):
         {"task": "a", "version": 2}
     ]
     assert store.latest_validations(world, "3") == []
-
-
-def test_the_started_mark_stands_when_the_result_says_a_later_start(store, results):
-    """A served task run graded after a server restart has no start time of its own to give."""
-    from assay.runs.store.tables import task_runs
-
-    run_id = create(store, results)
-    store.start_task_run(run_id, results[0].id)
-    with store.engine.connect() as connection:
-        marked = connection.execute(
-            select(task_runs.c.started_at).where(task_runs.c.id == results[0].id)
-        ).scalar_one()
-    late = results[0].model_copy(update={"started_at": "2999-01-01T00:00:00.000000Z"})
-    store.save_task_run(run_id, late)
-    store.save_task_run(run_id, results[1])  # never marked: its own start is kept
-    with store.engine.connect() as connection:
-        kept = dict(connection.execute(select(task_runs.c.id, task_runs.c.started_at)).all())
-    assert kept[results[0].id] == marked
-    assert kept[results[1].id] == results[1].started_at

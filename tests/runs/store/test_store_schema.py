@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, text
 
 from assay.errors import UsageError
 from assay.runs.store import open_store
-from assay.runs.store.location import locate
-from assay.runs.store.migrate import MIGRATIONS
+from assay.runs.store.location import connect, locate
+from assay.runs.store.migrate import MIGRATIONS, migrate
 from assay.runs.store.tables import HEAD, metadata
 
 TABLES = {"benchmark_runs", "task_runs", "check_runs", "trajectories", "validations"}
@@ -31,10 +35,59 @@ def test_head_names_the_newest_migration():
     assert ScriptDirectory.from_config(config).get_heads() == [HEAD]
 
 
-def test_the_migrations_build_exactly_the_tables_the_code_uses(store):
-    with store.engine.connect() as connection:
+@pytest.fixture(params=["sqlite", "postgresql"])
+def migrated(request, tmp_path) -> Iterator[Engine]:
+    """An engine on a store built by the Alembic migrations alone."""
+    url = f"sqlite:///{tmp_path / 'migrated.db'}"
+    if request.param == "postgresql":
+        url = request.getfixturevalue("empty_postgres_store")
+    location = locate(url)
+    engine = connect(location)
+    migrate(engine, location)
+    yield engine
+    engine.dispose()
+
+
+def test_the_migrations_build_exactly_the_tables_the_code_uses(migrated):
+    with migrated.connect() as connection:
         differences = compare_metadata(MigrationContext.configure(connection), metadata)
+        assert [row[0] for row in connection.execute(text("SELECT * FROM alembic_version"))] == [
+            HEAD
+        ]
     assert differences == []
+
+
+def shape(path) -> dict:
+    """Every table's columns, indexes (with their columns) and foreign keys (with what a delete
+    does), as SQLite says."""
+    with sqlite3.connect(path) as connection:
+        rows = connection.execute("SELECT type, name FROM sqlite_master WHERE type != 'trigger'")
+        named = sorted(rows.fetchall())
+        return {
+            name: [
+                connection.execute(f"PRAGMA table_info({name})").fetchall(),
+                connection.execute(f"PRAGMA index_info({name})").fetchall(),
+                sorted(row[1:] for row in connection.execute(f"PRAGMA index_list({name})")),
+                sorted(connection.execute(f"PRAGMA foreign_key_list({name})").fetchall()),
+            ]
+            for _, name in named
+        }
+
+
+def test_a_new_store_is_made_as_the_migrations_make_it_without_running_them(tmp_path):
+    created = tmp_path / "created.db"
+    code = (
+        "import sys; from assay.runs.store import open_store; "
+        f"open_store({str(created)!r}).close(); "
+        "print(any(name.startswith('alembic') for name in sys.modules))"
+    )
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert ran.stdout.strip() == "False", ran.stderr
+    location = locate(str(tmp_path / "migrated.db"))
+    engine = connect(location)
+    migrate(engine, location)
+    engine.dispose()
+    assert shape(created) == shape(tmp_path / "migrated.db")
 
 
 def test_first_use_migrates_an_empty_file(tmp_path):

@@ -85,6 +85,21 @@ def split_result(result: TaskRunResult) -> dict[str, Any]:
     return {**parts, "result": data}
 
 
+def result_values(result: TaskRunResult, parts: dict[str, Any]) -> dict[str, Any]:
+    """A finished task run's own columns, from the result and its parts (`split_result`)."""
+    return {
+        "phase": "completed",
+        "status": result.status,
+        "outcome": result.outcome,
+        "reward": result.reward,
+        "score": result.score,
+        "verdict": result.verdict,
+        "axes": parts["axes"],
+        "summary": parts["summary"],
+        "result": parts["result"],
+    }
+
+
 def check_values(task_run_id: str, checks: list[dict[str, Any]], ids: Iterable[str]) -> list[dict]:
     return [
         {

@@ -3,7 +3,6 @@ validations, builds and keys have modules of their own."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -11,7 +10,7 @@ from sqlalchemy import Engine, delete, func, insert, select, update
 from sqlalchemy.exc import DBAPIError
 
 from assay.errors import UsageError
-from assay.runs.plan import PlannedRun
+from assay.runs.plan import PlannedRun, new_id
 from assay.runs.stamps import now
 from assay.runs.store.builds import BuildRecords
 from assay.runs.store.keys import KeyRecords
@@ -21,6 +20,7 @@ from assay.runs.store.reads import TaskRunReads
 from assay.runs.store.records import (
     RunRecord,
     check_values,
+    result_values,
     run_record,
     split_result,
 )
@@ -256,20 +256,6 @@ class Store(TaskRunReads, ValidationRecords, BuildRecords, KeyRecords):
 
     # Task runs
 
-    def start_task_run(self, run_id: str, task_run_id: str) -> None:
-        """Phase `started` for a task run that has begun; one already completed is left alone (a
-        not-scored one run again keeps its old result until the new one replaces it)."""
-        with self.engine.begin() as connection:
-            connection.execute(
-                update(task_runs)
-                .where(
-                    task_runs.c.id == task_run_id,
-                    task_runs.c.benchmark_run_id == run_id,
-                    UNFINISHED,
-                )
-                .values(phase="started", status="active", started_at=now())
-            )
-
     def save_task_run(
         self, run_id: str, result: TaskRunResult, *, first: bool = False, claim: bool = False
     ) -> list[str] | None:
@@ -279,20 +265,12 @@ class Store(TaskRunReads, ValidationRecords, BuildRecords, KeyRecords):
         (two API servers completing the same task run)."""
         parts = split_result(result)
         values = {
-            "phase": "completed",
-            "status": result.status,
-            "outcome": result.outcome,
-            "reward": result.reward,
-            "score": result.score,
-            "verdict": result.verdict,
-            "axes": parts["axes"],
-            "summary": parts["summary"],
-            "result": parts["result"],
+            **result_values(result, parts),
             # the mark made as it began stands (a served task run graded after a restart has no other)
             "started_at": func.coalesce(task_runs.c.started_at, result.started_at),
             "finished_at": now(),
         }
-        checks = check_values(result.id, parts["checks"], (_check_id() for _ in parts["checks"]))
+        checks = check_values(result.id, parts["checks"], (new_id("cr") for _ in parts["checks"]))
         where = [task_runs.c.id == result.id, task_runs.c.benchmark_run_id == run_id]
         with self.engine.begin() as connection:
             updated = connection.execute(
@@ -330,7 +308,3 @@ class Store(TaskRunReads, ValidationRecords, BuildRecords, KeyRecords):
                     )
                 )
         return [check["id"] for check in checks]
-
-
-def _check_id() -> str:
-    return f"cr_{uuid.uuid4().hex[:16]}"

@@ -8,37 +8,30 @@ from pathlib import Path
 from assay.world.modules import load_file
 from assay.world.services.base import Service, canonical
 from assay.world.services.email import Email
-from assay.world.services.healthcare.fhir import FhirServer
-from assay.world.services.healthcare.files import FileTree
-from assay.world.services.healthcare.hl7 import Hl7Interface
-from assay.world.services.healthcare.portal import Portal
-from assay.world.services.healthcare.voice import VoiceLine
-from assay.world.services.healthcare.x12 import Clearinghouse
 from assay.world.services.payments import Payments
 from assay.world.services.recorder import Recorder
 
-BUILTIN_KINDS: dict[str, type[Service]] = {
-    kind.kind: kind
-    for kind in (
-        Recorder,
-        Email,
-        Payments,
-        FhirServer,
-        FileTree,
-        Hl7Interface,
-        Portal,
-        VoiceLine,
-        Clearinghouse,
-    )
+# The healthcare kinds are imported when a world names one: most worlds never do.
+HEALTHCARE_KINDS = {
+    "fhir": "assay.world.services.healthcare.fhir:FhirServer",
+    "files": "assay.world.services.healthcare.files:FileTree",
+    "hl7": "assay.world.services.healthcare.hl7:Hl7Interface",
+    "portal": "assay.world.services.healthcare.portal:Portal",
+    "voice": "assay.world.services.healthcare.voice:VoiceLine",
+    "x12": "assay.world.services.healthcare.x12:Clearinghouse",
 }
+BUILTIN_KINDS: dict[str, type[Service]] = {kind.kind: kind for kind in (Recorder, Email, Payments)}
 
 
 def service_class(kind: str, root: Path) -> type[Service]:
     """The class for a kind; raises LookupError saying why it cannot be found."""
     if kind in BUILTIN_KINDS:
         return BUILTIN_KINDS[kind]
+    if kind in HEALTHCARE_KINDS:
+        module_name, _, class_name = HEALTHCARE_KINDS[kind].partition(":")
+        return getattr(importlib.import_module(module_name), class_name)
     if ":" not in kind:
-        known = ", ".join(sorted(BUILTIN_KINDS))
+        known = ", ".join(sorted([*BUILTIN_KINDS, *HEALTHCARE_KINDS]))
         raise LookupError(f"unknown service kind {kind!r}; use one of {known} or module:Class")
     module_name, _, class_name = kind.rpartition(":")
     if module_name.endswith(".py"):
