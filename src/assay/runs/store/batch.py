@@ -63,7 +63,7 @@ class BatchWriter:
         self.size = size
         self.wait_s = wait_s
         self._starts: dict[str, str] = {}
-        self._results: list[TaskRunResult] = []
+        self._results: list[tuple[TaskRunResult, str]] = []  # with when each one ended
         self._first_at: float | None = None
         self._committing = 0  # task runs taken by the writer, not committed yet
         self._closing = False
@@ -88,7 +88,7 @@ class BatchWriter:
                 self._ready.wait()
             self._raise_failure()
             self._starts.pop(result.id, None)
-            self._results.append(result)
+            self._results.append((result, now()))
             self._arrived()
             if len(self._results) >= self.size:
                 self._ready.notify_all()
@@ -145,12 +145,13 @@ class BatchWriter:
         return max(0.0, self._first_at + self.wait_s - time.monotonic())
 
 
-def commit(store: Store, run_id: str, starts: dict[str, str], results: list[TaskRunResult]) -> None:
+def commit(
+    store: Store, run_id: str, starts: dict[str, str], results: list[tuple[TaskRunResult, str]]
+) -> None:
     """One transaction: the marks of task runs that have begun and the results of those that have
-    ended, replacing any earlier result (a not-scored one run again)."""
-    finished = now()
+    ended (with when they ended), replacing any earlier result (a not-scored one run again)."""
     rows, checks, saved = [], [], []
-    for result in results:
+    for result, finished in results:
         parts = split_result(result)
         rows.append(
             {
