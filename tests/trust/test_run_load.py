@@ -102,7 +102,9 @@ def test_a_fully_scored_run_keeps_its_plain_verdict_line(tmp_path: Path):
     assert "not scored" not in done.stdout
 
 
-def test_the_proof_runs_once_per_task_per_load_never_per_task_run(shop_copy: Path, monkeypatch):
+def test_the_proof_runs_once_per_task_per_load_never_per_task_run(
+    shop_copy: Path, monkeypatch, tmp_path: Path
+):
     from assay.runs import benchmark as loading
     from assay.runs import run_task
     from assay.taskrun.agents.resolve import agent_factory
@@ -116,6 +118,7 @@ def test_the_proof_runs_once_per_task_per_load_never_per_task_run(shop_copy: Pat
 
     monkeypatch.setattr(loading, "unknown_check_names", counted)
     monkeypatch.setattr(loading, "_proved", set())
+    monkeypatch.setenv("ASSAY_HOME", str(tmp_path / "home"))  # no proof kept by an earlier load
     opened = open_benchmark(shop_copy)
     assert sorted(proved) == sorted(opened.tasks)
     task = opened.tasks["email-tracking"]

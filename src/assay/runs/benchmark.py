@@ -12,12 +12,11 @@ from pathlib import Path
 from assay.errors import SpecError
 from assay.spec.files import shown
 from assay.spec.load import queries
-from assay.spec.sqlnames import unknown_names
-from assay.spec.sqltext import UnsafeSql, readonly_statement
 from assay.spec.task import TaskSpec
 from assay.verify.python import Verifiers, collect_verifiers
 from assay.world.live import World
 from assay.world.load import load_world
+from assay.world.proofs import proof_key, proved_before, remember
 
 
 @dataclass
@@ -52,6 +51,8 @@ def open_benchmark(
 # (snapshot key, task file digest, the world's services) of tasks already proved in this process:
 # a reload is free.
 _proved: set[tuple[str, str, str]] = set()
+# The code that decides a proof of names; a proof that passed is kept while it is unchanged.
+NAMES_PROOF_CODE = ("assay.runs.benchmark", "assay.spec.sqlnames", "assay.spec.sqltext")
 
 
 def prove_names(world: World) -> None:
@@ -65,12 +66,20 @@ def prove_names(world: World) -> None:
         key = (snapshot.key, hashlib.sha256(file.read_bytes()).hexdigest(), kinds)
         if key in _proved:
             continue
+        # a typed check's proof runs code outside the proving modules: it is never kept
+        typed = any(check.kind in TYPED_CHECKS for check in task.checks)
+        kept = None if typed else proof_key(NAMES_PROOF_CODE, "names", *key)
+        if kept is not None and proved_before(kept):
+            _proved.add(key)
+            continue
         # checks are SQLite-dialect SQL on every backend
         problems = unknown_check_names(task, snapshot.columns, services=services)
         if problems:
             field, problem = problems[0]
             raise SpecError(shown(file), field, problem)
         _proved.add(key)
+        if kept is not None:
+            remember(kept)
 
 
 def service_kinds(world: World) -> dict[str, str]:
@@ -86,6 +95,9 @@ def unknown_check_names(
 ) -> list[tuple[str, str]]:
     """`(checks[i].field, problem)` for each table or column a check's SQL names that `columns`
     (the world's snapshot: table → column names) lacks."""
+    from assay.spec.sqlnames import unknown_names  # sqlglot: only when a proof is not kept
+    from assay.spec.sqltext import UnsafeSql, readonly_statement
+
     found = []
     for index, check in enumerate(task.checks):
         for field, sql, _ in queries(check):

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from assay.errors import SpecError
 from assay.spec.files import parse_model, read_text, read_toml, shown
+from assay.spec.layout import is_task_dir
 from assay.spec.sandbox_config import (
     AgentConfig,
     Artifact,
@@ -141,11 +142,6 @@ def _file(path: Path) -> Path | None:
 
 def _directory(path: Path) -> Path | None:
     return path if path.is_dir() else None
-
-
-def is_task_dir(path: Path) -> bool:
-    """A directory holding a task.toml."""
-    return path.is_dir() and (path / "task.toml").is_file()
 
 
 def task_dirs(path: Path) -> list[Path]:

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from assay.errors import SpecError, UsageError
 from assay.runs.plan import DEFAULT_SPLITS, select_tasks
 from assay.spec.files import read_toml, shown
+from assay.spec.layout import is_sandbox_world
 from assay.spec.load import read_world, task_files
 from assay.spec.task import TaskSpec
 from assay.spec.world import WorldSpec
@@ -24,7 +25,6 @@ from assay.trust.fingerprint import (
 from assay.trust.store import ValidationStore, default_store
 from assay.world.live import World
 from assay.world.load import load_world_tolerant
-from assay.world.sandbox.dataset import is_sandbox_world
 
 Standing = Literal["validated", "withdrawn", "unvalidated"]
 

@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from assay.errors import SpecError, UsageError
 from assay.spec.files import shown
-from assay.spec.load import TASKS_DIR, read_task, read_world, task_files
-from assay.spec.sqltext import UnsafeSql, readonly_statement
+from assay.spec.layout import is_sandbox_world
+from assay.spec.load import TASKS_DIR, check_queries, read_task, read_world, task_files
 from assay.spec.task import TaskSpec
 from assay.spec.world import WorldSpec
 from assay.world.backend import Backend, SqliteBackend, open_backend
 from assay.world.live import World
 from assay.world.modules import load_file
-from assay.world.sandbox.dataset import is_sandbox_world, load_sandbox_world
+from assay.world.proofs import proof_key, proved_before, remember
 from assay.world.services import Service, service_class
 from assay.world.tools import BUILTIN_TOOLS, Tool
+
+# The code that proves a task's queries read-only; a proof that passed is kept while it is unchanged.
+QUERIES_PROOF_CODE = ("assay.spec.load", "assay.spec.sqltext")
 
 
 def load_world(path: str | Path, world_db: str | None = None) -> World:
@@ -41,6 +45,8 @@ def load_world_tolerant(
 
 def _load(root: Path, *, strict: bool, world_db: str | None) -> tuple[World, dict[str, SpecError]]:
     if is_sandbox_world(root):
+        from assay.world.sandbox.dataset import load_sandbox_world
+
         if world_db is not None:
             raise UsageError("--world-db: a container-format world keeps no database to move")
         return load_sandbox_world(root, strict=strict)
@@ -57,7 +63,7 @@ def _load(root: Path, *, strict: bool, world_db: str | None) -> tuple[World, dic
     rejected: dict[str, SpecError] = {}
     for file in task_files(root):
         try:
-            task = read_task(file)  # checks are SQLite-dialect SQL on every backend
+            task = _read_task(file)
             check_task_names(task, spec, tools, shown(file))
             if prove_task is not None:
                 prove_task(task, shown(file))
@@ -73,6 +79,16 @@ def _load(root: Path, *, strict: bool, world_db: str | None) -> tuple[World, dic
     )
     world.instructions = role_instructions(root, spec, world_file)
     return world, rejected
+
+
+def _read_task(file: Path) -> TaskSpec:
+    """A task file; its queries are proved read-only once for these bytes and this code."""
+    task = read_task(file, prove_queries=False)
+    kept = proof_key(QUERIES_PROOF_CODE, "queries", hashlib.sha256(file.read_bytes()).hexdigest())
+    if not proved_before(kept):
+        check_queries(task, "sqlite", shown(file))  # SQLite-dialect SQL on every backend
+        remember(kept)
+    return task
 
 
 def _portable_proof(
@@ -175,10 +191,21 @@ def _check_options(kind: type[Service], options: dict[str, Any], file: str, wher
             continue
         if not isinstance(sql, str):
             raise SpecError(file, f"{where}.{option}", "must be a string holding one SELECT")
-        try:
-            readonly_statement(sql, "sqlite", what="service query")  # SQLite dialect everywhere
-        except UnsafeSql as error:
-            raise SpecError(file, f"{where}.{option}", f"SQL {error}") from None
+        _prove_service_query(sql, file, f"{where}.{option}")
+
+
+def _prove_service_query(sql: str, file: str, field: str) -> None:
+    """One read-only statement, proved once for this text and this code."""
+    kept = proof_key(QUERIES_PROOF_CODE, "service query", sql)
+    if proved_before(kept):
+        return
+    from assay.spec.sqltext import UnsafeSql, readonly_statement  # sqlglot: ~0.1 s
+
+    try:
+        readonly_statement(sql, "sqlite", what="service query")  # SQLite dialect everywhere
+    except UnsafeSql as error:
+        raise SpecError(file, field, f"SQL {error}") from None
+    remember(kept)
 
 
 def check_task_names(task: TaskSpec, spec: WorldSpec, tools: dict[str, Tool], file: str) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from assay.errors import SpecError, UsageError
 from assay.spec.checks import ScriptCheck
-from assay.spec.sandbox import SandboxTask, is_task_dir, read_sandbox_task, task_dirs
+from assay.spec.sandbox import SandboxTask, read_sandbox_task, task_dirs
 from assay.spec.task import Customer, Solution, Step, TaskSpec
 from assay.spec.world import DatabaseSpec, RoleSpec, WorldSpec
 from assay.world.live import World
@@ -43,13 +43,6 @@ class SandboxTasks:
     def masks(self) -> list[Path]:
         """Host paths no sandbox may see: every task directory of this world (tests, solutions)."""
         return [task.root.resolve() for task in self.tasks.values()]
-
-
-def is_sandbox_world(path: Path) -> bool:
-    """A task directory (it holds task.toml), or a directory of them with no world.toml."""
-    if not path.is_dir() or (path / "world.toml").exists():
-        return False
-    return is_task_dir(path) or any(is_task_dir(child) for child in path.iterdir())
 
 
 def load_sandbox_world(path: Path, *, strict: bool = True) -> tuple[World, dict[str, SpecError]]:
