@@ -1,7 +1,8 @@
 """Hot-path figures for RL training: reset time, task runs per second, CLI start-up.
 
 Run `python bench/taskruns.py`; it prints one JSON object. Goals (not asserted anywhere):
-reset ≤ 0.5 ms per MB, ≤ 1 ms per task run of 5 tool calls and 5 checks, start-up ≤ 0.5 s.
+reset ≤ 0.5 ms per MB, ≤ 1 ms per task run of 5 tool calls and 5 checks, start-up ≤ 0.5 s,
+`assay run` of one task ≤ 0.3 s.
 """
 
 from __future__ import annotations
@@ -172,6 +173,22 @@ def startup_seconds() -> float:
     return round(statistics.median(timings), 3)
 
 
+def single_task_run_seconds(scratch: Path) -> float:
+    """`assay run` of worlds/shop's update-address as a process of its own, median of 7, after
+    one run that builds the snapshot and keeps the proofs (as any later run finds them)."""
+    assay = str(Path(sys.executable).parent / "assay")
+    shop = Path(__file__).resolve().parent.parent / "worlds" / "shop"
+    store = scratch / "single.db"
+    command = [assay, "run", str(shop), "--task", "update-address", "--store", str(store)]
+    subprocess.run(command, check=True, capture_output=True)
+    timings = []
+    for _ in range(7):
+        started = time.perf_counter()
+        subprocess.run(command, check=True, capture_output=True)
+        timings.append(time.perf_counter() - started)
+    return round(statistics.median(timings), 3)
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         os.environ["ASSAY_HOME"] = str(Path(scratch) / "home")
@@ -181,6 +198,7 @@ def main() -> None:
             "reset_10mb": reset_figures(write_world(Path(scratch) / "ten", 10)),
             "taskrun_5_calls_5_checks": taskrun_figures(small),
             "startup_help_s": startup_seconds(),
+            "single_task_run_s": single_task_run_seconds(Path(scratch)),
         }
     print(json.dumps(figures, indent=2))
 

@@ -7,16 +7,12 @@ import json
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich import box
-from rich.console import Console
-from rich.table import Table
 
 from assay.cli.options import JsonOption, StoreOption, WorldArgument
+from assay.cli.output import plain_console
 
 if TYPE_CHECKING:
     from assay.trust.drafting.build import BuildRecord
-
-console = Console(highlight=False)
 
 
 def build(
@@ -81,6 +77,10 @@ def build(
 
 
 def print_build(record: BuildRecord) -> None:
+    from rich import box
+    from rich.table import Table
+
+    console = plain_console()
     table = Table(title=f"{record.world}@{record.version} · build {record.id}", box=box.SIMPLE_HEAD)
     for heading in ("draft", "task", "verdict", "why"):
         table.add_column(heading, overflow="fold")

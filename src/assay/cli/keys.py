@@ -6,14 +6,11 @@ import json
 from typing import Annotated
 
 import typer
-from rich import box
-from rich.console import Console
-from rich.table import Table
 
 from assay.cli.options import JsonOption, StoreOption
+from assay.cli.output import plain_console
 
 app = typer.Typer(help="API keys with scopes: evaluate, build, admin.", no_args_is_help=True)
-console = Console(highlight=False)
 
 
 @app.command("create")
@@ -44,6 +41,7 @@ def create(
     if as_json:
         typer.echo(json.dumps({**record.as_json(now_stamp()), "key": secret}))
         return
+    console = plain_console()
     console.print(f"{record.id} ({record.scope}): [bold]{secret}[/]")
     console.print("[dim]Keep it now: only its hash is stored.[/]")
 
@@ -60,6 +58,9 @@ def list_keys(store: StoreOption = None, as_json: JsonOption = False) -> None:
     if as_json:
         typer.echo(json.dumps({"keys": [key.as_json(moment) for key in keys]}))
         return
+    from rich import box
+    from rich.table import Table
+
     table = Table(box=box.SIMPLE_HEAD)
     for heading in ("id", "name", "scope", "state", "created", "expires"):
         table.add_column(heading)
@@ -72,7 +73,7 @@ def list_keys(store: StoreOption = None, as_json: JsonOption = False) -> None:
             key.created_at,
             key.expires_at or "never",
         )
-    console.print(table)
+    plain_console().print(table)
 
 
 @app.command("revoke")
@@ -88,4 +89,4 @@ def revoke(
         key = records.revoke_key(key_id)
     if key is None:
         raise UsageError(f"KEY_ID: no key {key_id!r} (see assay keys list)")
-    console.print(f"{key.id} revoked at {key.revoked_at}")
+    plain_console().print(f"{key.id} revoked at {key.revoked_at}")

@@ -40,8 +40,19 @@ def output_format(chosen: str | None, as_json: bool) -> str:
 def stdout_console() -> Console:
     """Rich on stdout: the terminal's width on a terminal, unbounded when piped or redirected."""
     from rich.console import Console
+    from rich.highlighter import NullHighlighter
 
-    return Console(width=None if sys.stdout.isatty() else UNWRAPPED_WIDTH)
+    console = Console(width=None if sys.stdout.isatty() else UNWRAPPED_WIDTH)
+    if console.color_system is None:  # no colours: highlighting would style text nobody sees
+        console.highlighter = NullHighlighter()
+    return console
+
+
+def plain_console() -> Console:
+    """Rich on stdout with no highlighting; Rich is imported when a command prints, not at start."""
+    from rich.console import Console
+
+    return Console(highlight=False)
 
 
 def print_plain(table: Table) -> None:

@@ -30,9 +30,10 @@ OUTCOME_STYLE = {
 
 
 @contextmanager
-def progress(total: int, *, enabled: bool = True) -> Iterator[Callable[[Any], None]]:
-    """A progress bar on stderr; yields the function to call once per finished task run."""
-    if not enabled or not errors.is_terminal:
+def progress(total: int) -> Iterator[Callable[[Any], None]]:
+    """A progress bar on stderr (when it is a terminal); yields the function to call once per
+    finished task run."""
+    if not errors.is_terminal:
         yield lambda _: None
         return
     bar = Progress(

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -276,7 +276,6 @@ class Choice:
 def _fresh(
     records: Store, world: Path, agent: str, choice: Choice, execution: Execution, quiet: bool
 ) -> BenchmarkOutcome:
-    from assay.cli.render import print_changed, print_left_out, progress
     from assay.runs import open_benchmark, prepare
     from assay.runs.plan import DEFAULT_SPLITS
     from assay.runs.record import record_run
@@ -292,10 +291,14 @@ def _fresh(
     )
     leave_out = {state.task_id for state in left_out}
     planned = prepare(benchmark, agent, choice.tasks, splits, choice.repeats, leave_out=leave_out)
-    print_left_out(left_out)
-    print_changed(changed_chosen(benchmark.world, choice.tasks, splits, records))
+    changed = changed_chosen(benchmark.world, choice.tasks, splits, records)
+    if left_out or changed:
+        from assay.cli.render import print_changed, print_left_out
+
+        print_left_out(left_out)
+        print_changed(changed)
     scored = choice.scored or always_scored(benchmark, planned)
-    with progress(len(planned), enabled=not quiet) as advance:
+    with _progress(len(planned), quiet) as advance:
         return record_run(
             records,
             benchmark,
@@ -317,7 +320,6 @@ def _resumed(
     execution: Execution,
     quiet: bool,
 ) -> BenchmarkOutcome:
-    from assay.cli.render import progress
     from assay.runs import open_benchmark
     from assay.runs.record import continue_run, resume_plan
 
@@ -328,7 +330,7 @@ def _resumed(
     benchmark = open_benchmark(root, world_db=execution.world_db)
     planned = resume_plan(records, benchmark, record)
     executor = execution.executor(len(planned))
-    with progress(len(planned), enabled=not quiet) as advance:
+    with _progress(len(planned), quiet) as advance:
         return continue_run(
             records,
             benchmark,
@@ -339,6 +341,15 @@ def _resumed(
             on_result=advance,
             results=False,
         )
+
+
+def _progress(total: int, quiet: bool) -> AbstractContextManager[Callable[[Any], None]]:
+    """The progress bar, or nothing to show (and no Rich to import) when the output is JSON."""
+    if quiet:
+        return nullcontext(lambda _: None)
+    from assay.cli.render import progress
+
+    return progress(total)
 
 
 def _refuse_with_resume(task: list[str] | None, split: list[str] | None, repeats: int | None):

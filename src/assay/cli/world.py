@@ -7,16 +7,13 @@ import json
 from typing import TYPE_CHECKING
 
 import typer
-from rich import box
-from rich.console import Console
-from rich.table import Table
 
 from assay.cli.options import JsonOption, StoreOption, WorldArgument
+from assay.cli.output import plain_console
 
 if TYPE_CHECKING:
     from assay.trust.world_page import WorldPage
 
-console = Console(highlight=False)
 
 COLOURS = {
     "validated": "green",
@@ -49,6 +46,10 @@ def world(world: WorldArgument, as_json: JsonOption = False, store: StoreOption 
 
 
 def print_page(page: WorldPage) -> None:
+    from rich import box
+    from rich.table import Table
+
+    console = plain_console()
     console.print(f"[bold]{page.world}@{page.version}[/]  {page.description}")
     table = Table(title="Validation", box=box.SIMPLE_HEAD, title_justify="left")
     for heading in ("task", "split", "standing", "why"):
@@ -75,6 +76,7 @@ def print_page(page: WorldPage) -> None:
 
 
 def _print_build(build: dict | None) -> None:
+    console = plain_console()
     if build is None:
         console.print("No build of this world is on record.\n")
         return
