@@ -52,7 +52,13 @@ def open_benchmark(
 # a reload is free.
 _proved: set[tuple[str, str, str]] = set()
 # The code that decides a proof of names; a proof that passed is kept while it is unchanged.
-NAMES_PROOF_CODE = ("assay.runs.benchmark", "assay.spec.sqlnames", "assay.spec.sqltext")
+NAMES_PROOF_CODE = (
+    "assay.runs.benchmark",
+    "assay.spec.checks",
+    "assay.spec.load",
+    "assay.spec.sqlnames",
+    "assay.spec.sqltext",
+)
 
 
 def prove_names(world: World) -> None:

@@ -21,7 +21,7 @@ from assay.world.services import Service, service_class
 from assay.world.tools import BUILTIN_TOOLS, Tool
 
 # The code that proves a task's queries read-only; a proof that passed is kept while it is unchanged.
-QUERIES_PROOF_CODE = ("assay.spec.load", "assay.spec.sqltext")
+QUERIES_PROOF_CODE = ("assay.spec.checks", "assay.spec.load", "assay.spec.sqltext")
 
 
 def load_world(path: str | Path, world_db: str | None = None) -> World:
