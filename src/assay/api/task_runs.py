@@ -156,7 +156,7 @@ def _close(
     finally:
         flying.session.live.close()
         context.flying.pop(ref.id, None)
-    check_ids = context.store.save_task_run(ref.benchmark_run_id, result, first=True, claim=True)
+    check_ids = context.progress.save_completed(ref.benchmark_run_id, result)
     if check_ids is None:
         raise ApiError(409, "completed", f"task run {ref.id} is already completed")
     if finish_run:

@@ -1,0 +1,94 @@
+"""Statements run on the database driver's own connection, compiled once: for the few writes and
+reads every served action makes, where SQLAlchemy's per-execution work (the execution context,
+events, result wrapping) cost several times the statement itself."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import Engine
+from sqlalchemy.sql import Executable
+
+
+class Prepared:
+    """One statement compiled for a dialect: its text, and how its parameters are made ready (the
+    column types' bind processing, e.g. JSON serialised, and the literals the statement holds)."""
+
+    def __init__(self, statement: Executable, engine: Engine, keys: Sequence[str] | None = None):
+        compiled = statement.compile(dialect=engine.dialect, column_keys=keys)
+        self.sql = str(compiled)
+        self._compiled = compiled
+        self._order = compiled.positiontup  # None where the driver takes parameters by name
+        self._processors = compiled._bind_processors
+
+    def parameters(self, values: dict[str, Any]) -> Sequence[Any] | dict[str, Any]:
+        found = self._compiled.construct_params(values)
+        for name, process in self._processors.items():
+            if name in found:
+                found[name] = process(found[name])
+        if self._order is None:
+            return found
+        return [found[name] for name in self._order]
+
+
+class Driver:
+    """One driver connection from the engine's pool, kept open; each `transaction` commits or rolls
+    back before it returns, so no transaction is left open between requests."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self.integrity_error: type[Exception] = engine.dialect.loaded_dbapi.IntegrityError
+        self._sqlite = engine.dialect.name == "sqlite"  # in autocommit mode: BEGIN is ours to say
+        self._pooled: Any = None  # the pool's wrapper, which gives the connection back on close
+        self._connection: Any = None
+
+    def prepare(self, statement: Executable, keys: Sequence[str] | None = None) -> Prepared:
+        return Prepared(statement, self.engine, keys)
+
+    def one(self, prepared: Prepared, values: dict[str, Any]) -> tuple[Any, ...] | None:
+        """One statement as a transaction of its own; its first row, if it returns rows."""
+        connection = self._connect()
+        try:
+            cursor = connection.execute(prepared.sql, prepared.parameters(values))
+            row = cursor.fetchone() if cursor.description else None
+        except BaseException:
+            connection.rollback()
+            raise
+        connection.commit()  # SQLite in autocommit mode has committed already; this is a no-op
+        return row
+
+    @contextmanager
+    def transaction(self) -> Iterator[Callable[..., Any]]:
+        """Statements in one transaction: `execute(prepared, values)` gives the cursor, and
+        `execute(prepared, [values, ...])` runs the statement once for each."""
+        cursor = self._connect().cursor()
+
+        def execute(prepared: Prepared, values: dict[str, Any] | list[dict[str, Any]]) -> Any:
+            if isinstance(values, list):
+                return cursor.executemany(prepared.sql, [prepared.parameters(v) for v in values])
+            return cursor.execute(prepared.sql, prepared.parameters(values))
+
+        try:
+            if self._sqlite:
+                cursor.execute("BEGIN")
+            yield execute
+        except BaseException:
+            self._connection.rollback()
+            raise
+        else:
+            self._connection.commit()
+        finally:
+            cursor.close()
+
+    def _connect(self) -> Any:
+        if self._connection is None:
+            self._pooled = self.engine.raw_connection()
+            self._connection = self._pooled.driver_connection
+        return self._connection
+
+    def close(self) -> None:
+        if self._pooled is not None:
+            self._pooled.close()
+            self._pooled = self._connection = None
