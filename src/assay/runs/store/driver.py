@@ -19,18 +19,23 @@ class Prepared:
     def __init__(self, statement: Executable, engine: Engine, keys: Sequence[str] | None = None):
         compiled = statement.compile(dialect=engine.dialect, column_keys=keys)
         self.sql = str(compiled)
-        self._compiled = compiled
-        self._order = compiled.positiontup  # None where the driver takes parameters by name
-        self._processors = compiled._bind_processors
+        processors = compiled._bind_processors
+        # each parameter by name: the value a literal in the statement holds (given values take
+        # precedence), and the bind processing its column type asks for
+        self._literals = {
+            name: bind.effective_value for name, bind in compiled.binds.items() if not bind.required
+        }
+        self._names = list(compiled.positiontup or compiled.bind_names.values())
+        self._process = [(name, processors.get(name)) for name in self._names]
+        self._positional = compiled.positiontup is not None
 
     def parameters(self, values: dict[str, Any]) -> Sequence[Any] | dict[str, Any]:
-        found = self._compiled.construct_params(values)
-        for name, process in self._processors.items():
-            if name in found:
-                found[name] = process(found[name])
-        if self._order is None:
-            return found
-        return [found[name] for name in self._order]
+        given = {**self._literals, **values} if self._literals else values
+        ready = [
+            given[name] if process is None else process(given[name])
+            for name, process in self._process
+        ]
+        return ready if self._positional else dict(zip(self._names, ready, strict=True))
 
 
 class Driver:
