@@ -10,6 +10,7 @@ from typing import Annotated, Any
 from fastapi import FastAPI, Query, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp
 
 from assay import __version__
 from assay.api import benchmark_runs, criterion_runs, task_runs
@@ -45,6 +46,14 @@ def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return {status: {"model": ErrorBody} for status in (401, *statuses, 413)}
 
 
+class Api(FastAPI):
+    """FastAPI with the fast lane (`assay.api.lane`) in front of its whole middleware stack."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        stack = super().build_middleware_stack()
+        return FastLane(stack, self.state.context, self.state.max_body_bytes)
+
+
 def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> FastAPI:
     """The API over a context; a request body over `max_body_bytes` is 413 `payload_too_large`."""
     mcp = _mcp_mount(context)
@@ -58,7 +67,7 @@ def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -
             stack.push_async_callback(context.stop_listeners)
             yield
 
-    app = FastAPI(
+    app = Api(
         lifespan=lifespan,
         title="assay",
         version=__version__,
@@ -66,7 +75,7 @@ def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -
         f"A request body may hold at most {max_body_bytes} bytes (413 `payload_too_large`).",
     )
     app.state.context = context
-    app.add_middleware(FastLane, context=context)  # inside the body limit
+    app.state.max_body_bytes = max_body_bytes
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
     install(app)
 
