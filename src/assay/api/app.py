@@ -10,7 +10,7 @@ from typing import Annotated, Any
 from fastapi import FastAPI, Query, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.routing import Route
-from starlette.types import ASGIApp
+from starlette.types import Receive, Scope, Send
 
 from assay import __version__
 from assay.api import benchmark_runs, criterion_runs, task_runs
@@ -47,11 +47,16 @@ def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
 
 
 class Api(FastAPI):
-    """FastAPI with the fast lane (`assay.api.lane`) in front of its whole middleware stack."""
+    """FastAPI with the fast lane (`assay.api.lane`) in front of all of it: its middleware, and the
+    check on every request for a configured OpenTelemetry provider (FastAPI's native telemetry,
+    which therefore does not see the lane's requests)."""
 
-    def build_middleware_stack(self) -> ASGIApp:
-        stack = super().build_middleware_stack()
-        return FastLane(stack, self.state.context, self.state.max_body_bytes)
+    def __init__(self, context: Context, max_body_bytes: int, **settings: Any):
+        super().__init__(**settings)
+        self.lane = FastLane(super().__call__, context, max_body_bytes)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.lane(scope, receive, send)
 
 
 def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> FastAPI:
@@ -68,6 +73,8 @@ def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -
             yield
 
     app = Api(
+        context,
+        max_body_bytes,
         lifespan=lifespan,
         title="assay",
         version=__version__,
@@ -75,7 +82,6 @@ def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -
         f"A request body may hold at most {max_body_bytes} bytes (413 `payload_too_large`).",
     )
     app.state.context = context
-    app.state.max_body_bytes = max_body_bytes
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
     install(app)
 

@@ -1,5 +1,5 @@
 """The fast lane: `start`, `act` and `complete`, the requests every task run makes, answered in front
-of FastAPI's whole stack (its middleware, dependencies, body parsing, routing through every route),
+of FastAPI (its middleware, telemetry check, dependencies, body parsing, routing through every route),
 which cost more than the act itself. A request that fails authentication or validation, or whose
 body is over the limit or comes in pieces, goes the ordinary way instead, so that every error is
 the one the routes give and the OpenAPI document describes."""
@@ -54,7 +54,7 @@ class Answer:
 
 
 class FastLane:
-    """ASGI middleware in front of the app's own stack; `max_bytes` is the app's body limit."""
+    """ASGI middleware in front of the app; `max_bytes` is the app's body limit."""
 
     def __init__(self, app: ASGIApp, context: Context, max_bytes: int):
         self.app = app

@@ -54,15 +54,24 @@ class Driver:
 
     def one(self, prepared: Prepared, values: dict[str, Any]) -> tuple[Any, ...] | None:
         """One statement as a transaction of its own; its first row, if it returns rows."""
+        return self._alone(
+            prepared, values, lambda cursor: cursor.fetchone() if cursor.description else None
+        )
+
+    def write(self, prepared: Prepared, values: dict[str, Any]) -> int:
+        """One statement as a transaction of its own; how many rows it wrote."""
+        return self._alone(prepared, values, lambda cursor: cursor.rowcount)
+
+    def _alone(self, prepared: Prepared, values: dict[str, Any], take: Callable[[Any], Any]) -> Any:
         connection = self._connect()
         try:
             cursor = connection.execute(prepared.sql, prepared.parameters(values))
-            row = cursor.fetchone() if cursor.description else None
+            found = take(cursor)
         except BaseException:
             connection.rollback()
             raise
         connection.commit()  # SQLite in autocommit mode has committed already; this is a no-op
-        return row
+        return found
 
     @contextmanager
     def transaction(self) -> Iterator[Callable[..., Any]]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import bindparam, case, func, insert, select, update
+from sqlalchemy import bindparam, case, exists, func, insert, select, update
 
 from assay.runs.stamps import now
 from assay.runs.store.completed import CompletedWriter
@@ -17,6 +17,16 @@ from assay.score.result import TaskRunResult
 
 # Built once: these run for every action of a served task run.
 RECORD_ACTION = insert(task_run_actions)
+RECORD_IF_STARTED = insert(task_run_actions).from_select(
+    ["task_run_id", "seq", "action"],
+    select(
+        bindparam("task_run_id", type_=task_run_actions.c.task_run_id.type),
+        bindparam("seq", type_=task_run_actions.c.seq.type),
+        bindparam("action", type_=task_run_actions.c.action.type),
+    ).where(
+        exists().where(task_runs.c.id == bindparam("task_run_id"), task_runs.c.phase == "started")
+    ),
+)
 START_TASK_RUN = (
     update(task_runs)
     .where(task_runs.c.id == bindparam("row_id"), task_runs.c.phase == "created")
@@ -81,6 +91,7 @@ class Progress:
         self._start_task_run = self.driver.prepare(START_TASK_RUN)
         self._start_run = self.driver.prepare(START_RUN)
         self._record_action = self.driver.prepare(RECORD_ACTION, ["task_run_id", "seq", "action"])
+        self._record_if_started = self.driver.prepare(RECORD_IF_STARTED)
         self._count_finished = self.driver.prepare(COUNT_FINISHED)
         self._completed = CompletedWriter(self.driver)
 
@@ -127,6 +138,15 @@ class Progress:
         except self.driver.integrity_error:
             return False
         return True
+
+    def record_if_started(self, task_run_id: str, seq: int, action: dict[str, Any]) -> bool:
+        """Keep one action if the task run is in phase `started` and holds none at `seq` yet, in one
+        statement; False, and nothing kept, otherwise."""
+        values = {"task_run_id": task_run_id, "seq": seq, "action": action}
+        try:
+            return self.driver.write(self._record_if_started, values) == 1
+        except self.driver.integrity_error:
+            return False
 
     def save_completed(self, run_id: str, result: TaskRunResult) -> list[str] | None:
         """Store a completed task run whole (`CompletedWriter.save`); None if another finished it."""
