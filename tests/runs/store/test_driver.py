@@ -4,7 +4,7 @@ same parameters SQLAlchemy would bind, one transaction each, nothing left behind
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, text, update
 from storekit import create_run
 
 from assay.runs.store.driver import Driver
@@ -69,4 +69,20 @@ def test_a_failed_transaction_leaves_nothing_and_the_connection_goes_on(store, p
             select(task_run_actions.c.seq).where(task_run_actions.c.task_run_id == planned[2])
         ).all()
     assert sorted(seq for (seq,) in kept) == [5, 6]
+    driver.close()
+
+
+def test_a_lost_connection_is_given_up_and_the_next_statement_opens_another(store, planned):
+    if store.engine.dialect.name != "postgresql":
+        pytest.skip("a server's connection is what gets lost")
+    driver = Driver(store.engine)
+    read = driver.prepare(select(func.count()).where(task_run_actions.c.seq == bindparam("seq")))
+    assert driver.one(read, {"seq": 0}) is not None
+    backend = driver._connection.info.backend_pid
+    with store.engine.begin() as connection:
+        connection.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": backend})
+    with pytest.raises(driver.engine.dialect.loaded_dbapi.OperationalError):
+        driver.one(read, {"seq": 0})
+    assert driver.one(read, {"seq": 0}) is not None
+    assert driver._connection.info.backend_pid != backend
     driver.close()

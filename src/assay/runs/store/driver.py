@@ -45,6 +45,7 @@ class Driver:
     def __init__(self, engine: Engine):
         self.engine = engine
         self.integrity_error: type[Exception] = engine.dialect.loaded_dbapi.IntegrityError
+        self._errors: type[Exception] = engine.dialect.loaded_dbapi.Error
         self._sqlite = engine.dialect.name == "sqlite"  # in autocommit mode: BEGIN is ours to say
         self._pooled: Any = None  # the pool's wrapper, which gives the connection back on close
         self._connection: Any = None
@@ -67,17 +68,18 @@ class Driver:
         try:
             cursor = connection.execute(prepared.sql, prepared.parameters(values))
             found = take(cursor)
-        except BaseException:
-            connection.rollback()
+            connection.commit()  # SQLite in autocommit mode has committed already: a no-op
+        except BaseException as error:
+            self._failed(error)
             raise
-        connection.commit()  # SQLite in autocommit mode has committed already; this is a no-op
         return found
 
     @contextmanager
     def transaction(self) -> Iterator[Callable[..., Any]]:
         """Statements in one transaction: `execute(prepared, values)` gives the cursor, and
         `execute(prepared, [values, ...])` runs the statement once for each."""
-        cursor = self._connect().cursor()
+        connection = self._connect()
+        cursor = connection.cursor()
 
         def execute(prepared: Prepared, values: dict[str, Any] | list[dict[str, Any]]) -> Any:
             if isinstance(values, list):
@@ -88,13 +90,24 @@ class Driver:
             if self._sqlite:
                 cursor.execute("BEGIN")
             yield execute
-        except BaseException:
-            self._connection.rollback()
-            raise
-        else:
-            self._connection.commit()
-        finally:
             cursor.close()
+            connection.commit()
+        except BaseException as error:
+            self._failed(error)
+            raise
+
+    def _failed(self, error: BaseException) -> None:
+        """Roll back; a connection the database failed on otherwise (lost, say) is given up, and
+        the next statement opens another."""
+        try:
+            self._connection.rollback()
+        except Exception:
+            pass
+        else:
+            if isinstance(error, self.integrity_error) or not isinstance(error, self._errors):
+                return
+        self._pooled.invalidate()
+        self._pooled = self._connection = None
 
     def _connect(self) -> Any:
         if self._connection is None:
