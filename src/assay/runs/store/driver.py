@@ -9,14 +9,14 @@ from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Engine
-from sqlalchemy.sql import Executable
+from sqlalchemy.sql import ClauseElement
 
 
 class Prepared:
     """One statement compiled for a dialect: its text, and how its parameters are made ready (the
     column types' bind processing, e.g. JSON serialised, and the literals the statement holds)."""
 
-    def __init__(self, statement: Executable, engine: Engine, keys: Sequence[str] | None = None):
+    def __init__(self, statement: ClauseElement, engine: Engine, keys: Sequence[str] | None = None):
         compiled = statement.compile(dialect=engine.dialect, column_keys=keys)
         self.sql = str(compiled)
         processors = compiled._bind_processors
@@ -50,7 +50,7 @@ class Driver:
         self._pooled: Any = None  # the pool's wrapper, which gives the connection back on close
         self._connection: Any = None
 
-    def prepare(self, statement: Executable, keys: Sequence[str] | None = None) -> Prepared:
+    def prepare(self, statement: ClauseElement, keys: Sequence[str] | None = None) -> Prepared:
         return Prepared(statement, self.engine, keys)
 
     def one(self, prepared: Prepared, values: dict[str, Any]) -> tuple[Any, ...] | None:
