@@ -10,6 +10,7 @@ from typing import Annotated, Any
 from fastapi import FastAPI, Query, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from assay import __version__
 from assay.api import benchmark_runs, criterion_runs, task_runs
@@ -45,6 +46,19 @@ def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return {status: {"model": ErrorBody} for status in (401, *statuses, 413)}
 
 
+class Api(FastAPI):
+    """FastAPI with the fast lane (`assay.api.lane`) in front of all of it: its middleware, and the
+    check on every request for a configured OpenTelemetry provider (FastAPI's native telemetry,
+    which therefore does not see the lane's requests)."""
+
+    def __init__(self, context: Context, max_body_bytes: int, **settings: Any):
+        super().__init__(**settings)
+        self.lane = FastLane(super().__call__, context, max_body_bytes)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.lane(scope, receive, send)
+
+
 def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> FastAPI:
     """The API over a context; a request body over `max_body_bytes` is 413 `payload_too_large`."""
     mcp = _mcp_mount(context)
@@ -58,7 +72,9 @@ def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -
             stack.push_async_callback(context.stop_listeners)
             yield
 
-    app = FastAPI(
+    app = Api(
+        context,
+        max_body_bytes,
         lifespan=lifespan,
         title="assay",
         version=__version__,
@@ -66,7 +82,6 @@ def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -
         f"A request body may hold at most {max_body_bytes} bytes (413 `payload_too_large`).",
     )
     app.state.context = context
-    app.add_middleware(FastLane, context=context)  # inside the body limit
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
     install(app)
 

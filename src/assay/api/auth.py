@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hmac
 import secrets
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -46,6 +47,8 @@ class Auth:
         self.progress = progress
         self.token_ttl = timedelta(seconds=token_ttl_s)
         self._known: dict[str, tuple[str, str]] = {}
+        self._second = 0  # the whole second `_now_stamp` was made for
+        self._stamp = ""
 
     @property
     def store(self) -> Store:
@@ -90,9 +93,17 @@ class Auth:
             raise ApiError(401, "unauthorized", "the bearer token is not valid")
         self._known[hashed] = found
         run_id, expires = found
-        if expires <= stamp(datetime.now(UTC)):
+        if expires <= self._now_stamp():
             raise ApiError(401, "token_expired", f"the bearer token expired at {expires}")
         return Caller(run_id=run_id)
+
+    def _now_stamp(self) -> str:
+        """Now as a stamp (whole seconds, as expiries are), made once a second rather than on every
+        request."""
+        second = int(time.time())
+        if second != self._second:
+            self._second, self._stamp = second, stamp(datetime.fromtimestamp(second, UTC))
+        return self._stamp
 
     def require(self, authorization: str | None, *scopes: Scope) -> Caller:
         """The caller, if it holds one of `scopes`; 403 otherwise."""

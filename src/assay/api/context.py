@@ -18,9 +18,11 @@ from assay.taskrun.session import Session
 
 @dataclass
 class Flying:
-    """A started task run held in memory: its session and how many of its actions are stored."""
+    """A started task run held in memory: its session, its benchmark run, and how many of its
+    actions are stored."""
 
     session: Session
+    benchmark_run_id: str
     recorded: int = 0
     started: float | None = field(default_factory=time.perf_counter)
 
@@ -143,7 +145,7 @@ class Context:
             actions = self.progress.actions(ref.id)
             for action in actions:
                 session.act(action)
-            flying = Flying(session, recorded=len(actions), started=None)
+            flying = Flying(session, ref.benchmark_run_id, recorded=len(actions), started=None)
             self.flying[ref.id] = flying
         return flying
 

@@ -1,7 +1,8 @@
-"""The fast lane: `start`, `act` and `complete`, the requests every task run makes, answered without
-FastAPI's per-request machinery (dependencies, body parsing, routing through every route), which
-cost more than the act itself. A request that fails authentication or validation goes the ordinary
-way instead, so that every error is the one the routes give and the OpenAPI document describes."""
+"""The fast lane: `start`, `act` and `complete`, the requests every task run makes, answered in front
+of FastAPI (its middleware, telemetry check, dependencies, body parsing, routing through every route),
+which cost more than the act itself. A request that fails authentication or validation, or whose
+body is over the limit or comes in pieces, goes the ordinary way instead, so that every error is
+the one the routes give and the OpenAPI document describes."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from assay.api import task_runs
 from assay.api.context import Context
 from assay.api.errors import ApiError, error_response
-from assay.api.limits import replay
+from assay.api.limits import content_length, replay
 from assay.api.models import Act, Complete, RejectedBody
 from assay.errors import SpecError, UsageError
 
@@ -37,28 +38,49 @@ def rejected_response(error: task_runs.Rejected) -> JSONResponse:
     return JSONResponse(body.model_dump(mode="json", by_alias=True, exclude_none=True), 422)
 
 
-class FastLane:
-    """ASGI middleware inside the body limit: it gets each request's body whole, in one message."""
+class Answer:
+    """A 200 whose JSON body is serialised already: what a Starlette Response sends, less its work."""
 
-    def __init__(self, app: ASGIApp, context: Context):
+    __slots__ = ("body",)
+
+    def __init__(self, body: bytes):
+        self.body = body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        length = str(len(self.body)).encode("latin-1")
+        headers = [(b"content-length", length), (b"content-type", b"application/json")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": self.body})
+
+
+class FastLane:
+    """ASGI middleware in front of the app; `max_bytes` is the app's body limit."""
+
+    def __init__(self, app: ASGIApp, context: Context, max_bytes: int):
         self.app = app
         self.context = context
+        self.max_bytes = max_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         hot = scope["type"] == "http" and scope["method"] == "POST" and HOT.fullmatch(scope["path"])
-        if not hot:
+        declared = content_length(scope) if hot else None
+        if not hot or (declared is not None and declared > self.max_bytes):
             await self.app(scope, receive, send)
             return
         message = await receive()
         response = None
-        if message["type"] == "http.request" and not message.get("more_body", False):
-            response = self._answer(hot[1], hot[2], scope, message.get("body", b""))
+        body = message.get("body", b"")
+        whole = message["type"] == "http.request" and not message.get("more_body", False)
+        if whole and len(body) <= self.max_bytes:
+            response = self._answer(hot[1], hot[2], scope, body)
         if response is None:
             await self.app(scope, replay([message], receive), send)
         else:
             await response(scope, receive, send)
 
-    def _answer(self, task_run_id: str, verb: str, scope: Scope, body: bytes) -> Response | None:
+    def _answer(
+        self, task_run_id: str, verb: str, scope: Scope, body: bytes
+    ) -> Answer | Response | None:
         """The response, or None for the ordinary way (nothing has happened yet)."""
         headers = _headers(scope)
         try:
@@ -83,13 +105,18 @@ class FastLane:
             return error_response(422, "invalid_request", str(error))
 
 
-def _run(context: Context, caller: Any, task_run_id: str, verb: str, parsed: Any) -> Response:
+def _run(context: Context, caller: Any, task_run_id: str, verb: str, parsed: Any) -> Answer:
     if verb == "start":
-        return model_response(task_runs.start(context, caller, task_run_id), exclude_none=True)
+        return _json(task_runs.start(context, caller, task_run_id), exclude_none=True)
     if verb == "act":
-        observation = task_runs.act(context, caller, task_run_id, parsed)
-        return model_response(observation, exclude_none=True)
-    return model_response(task_runs.complete(context, caller, task_run_id, parsed.output))
+        return _json(task_runs.act(context, caller, task_run_id, parsed), exclude_none=True)
+    return _json(task_runs.complete(context, caller, task_run_id, parsed.output))
+
+
+def _json(model: BaseModel, *, exclude_none: bool = False) -> Answer:
+    """As `model_response`, straight to bytes."""
+    serializer = model.__pydantic_serializer__
+    return Answer(serializer.to_json(model, by_alias=True, exclude_none=exclude_none))
 
 
 def _headers(scope: Scope) -> dict[bytes, bytes]:

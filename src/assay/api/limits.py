@@ -22,7 +22,7 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared = _content_length(scope)
+        declared = content_length(scope)
         if declared is not None and declared > self.max_bytes:
             told = f"the request body is {declared} bytes; the limit is {self.max_bytes}"
             await self._refuse(scope, receive, send, told)
@@ -51,7 +51,7 @@ class BodyLimit:
         await refusal(scope, receive, send)
 
 
-def _content_length(scope: Scope) -> int | None:
+def content_length(scope: Scope) -> int | None:
     for name, value in scope.get("headers", ()):
         if name == b"content-length":
             try:

@@ -34,11 +34,32 @@ def start(context: Context, caller: Caller, task_run_id: str) -> Observation:
     if not context.progress.start(ref):
         session.live.close()
         raise ApiError(409, "already_started", f"task run {task_run_id} was already started")
-    context.flying[ref.id] = Flying(session)
+    context.flying[ref.id] = Flying(session, ref.benchmark_run_id)
     return session.observe()
 
 
 def act(context: Context, caller: Caller, task_run_id: str, body: Act) -> Observation:
+    """The action, stored before it is answered. A task run this process holds is acted on first and
+    its action stored only if the task run is still started and holds no action at that place (one
+    statement, no read); otherwise its copy is dropped and the action goes the way below."""
+    flying = context.flying.get(task_run_id)
+    if (
+        flying is not None
+        and not flying.session.done
+        and context.may_see(caller, flying.benchmark_run_id)
+    ):
+        action = body.action()
+        observation = flying.session.act(action)
+        if context.progress.record_if_started(task_run_id, flying.recorded, action):
+            flying.recorded += 1
+            return _answer(observation)
+        context.drop(task_run_id)  # another server moved the task run on: its copy is stale
+    return _act_from_store(context, caller, task_run_id, body)
+
+
+def _act_from_store(context: Context, caller: Caller, task_run_id: str, body: Act) -> Observation:
+    """The action on the task run as the store has it, replaying its actions if this process's copy
+    is missing or behind."""
     ref = context.task_run(caller, task_run_id)
     flying = context.in_flight(ref)
     session = flying.session
@@ -56,6 +77,11 @@ def act(context: Context, caller: Caller, task_run_id: str, body: Act) -> Observ
             f"another request acted on task run {ref.id} first; read it again and retry",
         )
     flying.recorded += 1
+    return _answer(observation)
+
+
+def _answer(observation: Observation) -> Observation:
+    """The observation, or Rejected for a call the world refused (stored all the same)."""
     rejected = [event for event in observation.events if event.status == "REJECTED"]
     if rejected:
         raise Rejected(rejected[0].code or "rejected", rejected[0].message or "", observation)
@@ -156,7 +182,7 @@ def _close(
     finally:
         flying.session.live.close()
         context.flying.pop(ref.id, None)
-    check_ids = context.store.save_task_run(ref.benchmark_run_id, result, first=True, claim=True)
+    check_ids = context.progress.save_completed(ref.benchmark_run_id, result)
     if check_ids is None:
         raise ApiError(409, "completed", f"task run {ref.id} is already completed")
     if finish_run:

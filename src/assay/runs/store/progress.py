@@ -6,15 +6,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, case, func, insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import bindparam, case, exists, func, insert, select, update
 
 from assay.runs.stamps import now
+from assay.runs.store.completed import CompletedWriter
+from assay.runs.store.driver import Driver
 from assay.runs.store.repository import Store
 from assay.runs.store.tables import benchmark_runs, check_runs, task_run_actions, task_runs
+from assay.score.result import TaskRunResult
 
 # Built once: these run for every action of a served task run.
 RECORD_ACTION = insert(task_run_actions)
+RECORD_IF_STARTED = insert(task_run_actions).from_select(
+    ["task_run_id", "seq", "action"],
+    select(
+        bindparam("task_run_id", type_=task_run_actions.c.task_run_id.type),
+        bindparam("seq", type_=task_run_actions.c.seq.type),
+        bindparam("action", type_=task_run_actions.c.action.type),
+    ).where(
+        exists().where(task_runs.c.id == bindparam("task_run_id"), task_runs.c.phase == "started")
+    ),
+)
 START_TASK_RUN = (
     update(task_runs)
     .where(task_runs.c.id == bindparam("row_id"), task_runs.c.phase == "created")
@@ -72,15 +84,16 @@ class Progress:
         self.store = store
         self.engine = store.engine
         self._started_runs: set[str] = set()
-        self._hot: Connection | None = None
-
-    @property
-    def hot(self) -> Connection:
-        """One connection kept open for the writes every action makes (the API serves one request
-        at a time), sparing a pool checkout per action."""
-        if self._hot is None or self._hot.closed:
-            self._hot = self.engine.connect()
-        return self._hot
+        # One driver connection kept open for the reads and writes every action makes (the API
+        # serves one request at a time), its statements compiled once.
+        self.driver = Driver(self.engine)
+        self._task_run = self.driver.prepare(TASK_RUN)
+        self._start_task_run = self.driver.prepare(START_TASK_RUN)
+        self._start_run = self.driver.prepare(START_RUN)
+        self._record_action = self.driver.prepare(RECORD_ACTION, ["task_run_id", "seq", "action"])
+        self._record_if_started = self.driver.prepare(RECORD_IF_STARTED)
+        self._count_finished = self.driver.prepare(COUNT_FINISHED)
+        self._completed = CompletedWriter(self.driver)
 
     def set_token(self, run_id: str, token_hash: str, expires_at: str) -> None:
         with self.engine.begin() as connection:
@@ -103,34 +116,41 @@ class Progress:
     def task_run(self, task_run_id: str) -> TaskRunRef | None:
         """Where the task run stands now, with how many actions it has stored, in one read on the
         connection that writes them."""
-        connection = self.hot
-        with connection.begin():
-            row = connection.execute(TASK_RUN, {"row_id": task_run_id}).first()
+        row = self.driver.one(self._task_run, {"row_id": task_run_id})
         return None if row is None else TaskRunRef(*row)
 
     def start(self, ref: TaskRunRef) -> bool:
         """Phase `started`, and the run's too; False if the task run had already left `created`."""
         stamp = now()
-        connection = self.hot
-        with connection.begin():
-            moved = connection.execute(START_TASK_RUN, {"row_id": ref.id, "stamp": stamp}).rowcount
+        with self.driver.transaction() as execute:
+            moved = execute(self._start_task_run, {"row_id": ref.id, "stamp": stamp}).rowcount
             if ref.benchmark_run_id not in self._started_runs:
-                connection.execute(START_RUN, {"row_id": ref.benchmark_run_id, "stamp": stamp})
+                execute(self._start_run, {"row_id": ref.benchmark_run_id, "stamp": stamp})
                 self._started_runs.add(ref.benchmark_run_id)
         return bool(moved)
 
     def record_action(self, task_run_id: str, seq: int, action: dict[str, Any]) -> bool:
         """Keep one action; it is on disk before the agent sees what it did. False when the task
         run already holds an action at `seq` (another server acted first)."""
-        connection = self.hot
+        values = {"task_run_id": task_run_id, "seq": seq, "action": action}
         try:
-            with connection.begin():
-                connection.execute(
-                    RECORD_ACTION, {"task_run_id": task_run_id, "seq": seq, "action": action}
-                )
-        except IntegrityError:
+            self.driver.one(self._record_action, values)
+        except self.driver.integrity_error:
             return False
         return True
+
+    def record_if_started(self, task_run_id: str, seq: int, action: dict[str, Any]) -> bool:
+        """Keep one action if the task run is in phase `started` and holds none at `seq` yet, in one
+        statement; False, and nothing kept, otherwise."""
+        values = {"task_run_id": task_run_id, "seq": seq, "action": action}
+        try:
+            return self.driver.write(self._record_if_started, values) == 1
+        except self.driver.integrity_error:
+            return False
+
+    def save_completed(self, run_id: str, result: TaskRunResult) -> list[str] | None:
+        """Store a completed task run whole (`CompletedWriter.save`); None if another finished it."""
+        return self._completed.save(run_id, result)
 
     def actions(self, task_run_id: str) -> list[dict[str, Any]]:
         with self.engine.connect() as connection:
@@ -199,7 +219,6 @@ class Progress:
 
     def count_finished(self, run_id: str) -> tuple[int, int]:
         """How many task runs the run has, and how many have finished."""
-        connection = self.hot
-        with connection.begin():
-            total, done = connection.execute(COUNT_FINISHED, {"row_id": run_id}).one()
-        return total, done
+        row = self.driver.one(self._count_finished, {"row_id": run_id})
+        assert row is not None  # an aggregate always has its row
+        return row[0], row[1]

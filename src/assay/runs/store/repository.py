@@ -257,12 +257,11 @@ class Store(TaskRunReads, ValidationRecords, BuildRecords, KeyRecords):
     # Task runs
 
     def save_task_run(
-        self, run_id: str, result: TaskRunResult, *, first: bool = False, claim: bool = False
-    ) -> list[str] | None:
+        self, run_id: str, result: TaskRunResult, *, first: bool = False
+    ) -> list[str]:
         """Store a finished task run whole, with its check runs and trajectory, replacing any before
-        (`first` says there is none); the ids its check runs got, in order. With `claim`, only a
-        planned task run that has not finished is stored, and None says another finished it first
-        (two API servers completing the same task run)."""
+        (`first` says there is none); the ids its check runs got, in order. (A served task run is
+        stored by `Progress.save_completed`, which claims it.)"""
         parts = split_result(result)
         values = {
             **result_values(result, parts),
@@ -273,11 +272,7 @@ class Store(TaskRunReads, ValidationRecords, BuildRecords, KeyRecords):
         checks = check_values(result.id, parts["checks"], (new_id("cr") for _ in parts["checks"]))
         where = [task_runs.c.id == result.id, task_runs.c.benchmark_run_id == run_id]
         with self.engine.begin() as connection:
-            updated = connection.execute(
-                update(task_runs).where(*where, *([UNFINISHED] if claim else [])).values(**values)
-            ).rowcount
-            if not updated and claim:
-                return None
+            updated = connection.execute(update(task_runs).where(*where).values(**values)).rowcount
             if not updated:
                 position = connection.execute(
                     select(func.count()).where(task_runs.c.benchmark_run_id == run_id)

@@ -1,0 +1,63 @@
+"""A served task run's result stored as it completes: one transaction on the driver's connection,
+its statements compiled once, claiming the task run so that of two servers completing it only one
+stores it."""
+
+from __future__ import annotations
+
+from sqlalchemy import bindparam, func, insert, update
+
+from assay.runs.plan import new_id
+from assay.runs.stamps import now
+from assay.runs.store.driver import Driver
+from assay.runs.store.records import CHECK_FIELDS, check_values, result_values, split_result
+from assay.runs.store.tables import check_runs, task_runs, trajectories
+from assay.score.result import TaskRunResult
+
+CLAIM = (
+    update(task_runs)
+    .where(
+        task_runs.c.id == bindparam("b_id"),
+        task_runs.c.benchmark_run_id == bindparam("b_run"),
+        task_runs.c.phase != "completed",
+    )
+    # the mark made as it began stands (a served task run graded after a restart has no other)
+    .values(started_at=func.coalesce(task_runs.c.started_at, bindparam("b_started")))
+)
+# the columns `result_values` gives, and when it finished
+CLAIM_KEYS = [
+    *("phase", "status", "outcome", "reward", "score", "verdict", "axes", "summary", "result"),
+    "finished_at",
+]
+CHECK_KEYS = ["id", "task_run_id", "position", "kind", *CHECK_FIELDS]
+
+
+class CompletedWriter:
+    """Stores completed task runs whole: the task run's row, its check runs, its trajectory."""
+
+    def __init__(self, driver: Driver):
+        self.driver = driver
+        self._claim = driver.prepare(CLAIM, CLAIM_KEYS)
+        self._add_checks = driver.prepare(insert(check_runs), CHECK_KEYS)
+        self._add_trajectory = driver.prepare(insert(trajectories), ["task_run_id", "trajectory"])
+
+    def save(self, run_id: str, result: TaskRunResult) -> list[str] | None:
+        """The ids the check runs got, in order; None if the task run had already finished (or is
+        not one of the run's)."""
+        parts = split_result(result)
+        row = {
+            "b_id": result.id,
+            "b_run": run_id,
+            "b_started": result.started_at,
+            **result_values(result, parts),
+            "finished_at": now(),
+        }
+        checks = check_values(result.id, parts["checks"], (new_id("cr") for _ in parts["checks"]))
+        with self.driver.transaction() as execute:
+            if not execute(self._claim, row).rowcount:
+                return None
+            if checks:
+                execute(self._add_checks, checks)
+            if parts["trajectory"] is not None:
+                trajectory = {"task_run_id": result.id, "trajectory": parts["trajectory"]}
+                execute(self._add_trajectory, trajectory)
+        return [check["id"] for check in checks]
