@@ -39,7 +39,7 @@ docs: $(BIN)/assay
 	$(BIN)/mkdocs build --strict --site-dir site
 
 test: lint docs $(BWRAP) $(CHROMIUM)
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto --dist loadfile
 
 bench: $(BIN)/assay $(BWRAP)
 	$(BIN)/python bench/taskruns.py
