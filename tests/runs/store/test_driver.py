@@ -72,9 +72,8 @@ def test_a_failed_transaction_leaves_nothing_and_the_connection_goes_on(store, p
     driver.close()
 
 
+@pytest.mark.parametrize("store", ["postgresql"], indirect=True)  # a server's connection is lost
 def test_a_lost_connection_is_given_up_and_the_next_statement_opens_another(store, planned):
-    if store.engine.dialect.name != "postgresql":
-        pytest.skip("a server's connection is what gets lost")
     driver = Driver(store.engine)
     read = driver.prepare(select(func.count()).where(task_run_actions.c.seq == bindparam("seq")))
     assert driver.one(read, {"seq": 0}) is not None
