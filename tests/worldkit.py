@@ -171,3 +171,13 @@ def write_world(root: Path, tasks: dict[str, str] | None = None, **files: str) -
 def copy_shop(destination: Path) -> Path:
     shutil.copytree(SHOP, destination, ignore=shutil.ignore_patterns("baselines"))
     return destination
+
+
+LONG_ID = "refund-double-charge-of-a-customer-billed-twice-by-the-payment-provider-in-march"
+
+
+def shop_with_a_long_task_id(destination: Path) -> Path:
+    """The shop with one task renamed to LONG_ID, an id far wider than 80 columns."""
+    world = copy_shop(destination)
+    (world / "tasks" / "refund-double-charge.toml").rename(world / "tasks" / f"{LONG_ID}.toml")
+    return world

@@ -3,22 +3,15 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
-from worldkit import SHOP
-
-LONG_ID = "refund-double-charge-of-a-customer-billed-twice-by-the-payment-provider-in-march"
+from worldkit import LONG_ID, shop_with_a_long_task_id
 
 
 @pytest.fixture
 def long_world(tmp_path: Path) -> Path:
-    """The shop with one task renamed to an id far wider than 80 columns."""
-    world = tmp_path / "shop"
-    shutil.copytree(SHOP, world, ignore=shutil.ignore_patterns("baselines"))
-    (world / "tasks" / "refund-double-charge.toml").rename(world / "tasks" / f"{LONG_ID}.toml")
-    return world
+    return shop_with_a_long_task_id(tmp_path / "shop")
 
 
 def _run_id(assay, world: Path, *tasks: str) -> str:
