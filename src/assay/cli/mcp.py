@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from assay.cli.options import SplitOption, StoreOption, TaskOption
-from assay.errors import UsageError
+from assay.errors import SpecError, UsageError
 
 
 def mcp(
@@ -43,6 +43,9 @@ def mcp(
     """
     if (world is None) == (benchmark is None):
         raise UsageError("WORLD: give a world with --task ID, or --benchmark WORLD")
+    served = world if world is not None else benchmark
+    if not served.is_dir():  # at once, before the MCP SDK and the API's layers load
+        raise SpecError(str(served), None, "not a directory")
     try:
         from assay.mcp import stdio
     except ModuleNotFoundError as missing:
