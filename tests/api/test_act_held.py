@@ -1,6 +1,7 @@
-"""An act on a task run this process holds is answered without reading the store first, yet the
-store still decides: an action is kept only while the task run is started and holds no action at
-that place, and a copy that another server moved past is rebuilt, not trusted."""
+"""An act or a complete on a task run this process holds is answered without reading the store
+first, yet the store still decides: an action is kept only while the task run is started and holds
+no action at that place, a result only while it holds exactly the actions the copy took, and a
+copy that another server moved past is rebuilt, not trusted."""
 
 from __future__ import annotations
 
@@ -59,3 +60,28 @@ def test_another_runs_token_cannot_act_on_a_held_task_run(api):
     assert (refused.status_code, refused.json()["error"]["code"]) == (404, "not_found")
     assert stored_actions(api, task_run["id"]) == 1
     assert api.post(task_run["act_url"], json=SAY, headers=headers).json()["turn"] == 2
+
+
+def test_a_task_run_acted_on_elsewhere_is_graded_as_the_store_has_it(api):
+    headers, task_run = started(api)
+    with api.app.state.context.store.engine.begin() as connection:  # another server acts once
+        connection.execute(
+            insert(task_run_actions).values(task_run_id=task_run["id"], seq=1, action=SAY)
+        )
+    done = api.post(task_run["complete_url"], json={"output": "Asked."}, headers=headers).json()
+    assert done["summary"]["turns"] == 3  # both says, replayed, and the finish
+
+
+def test_a_held_task_run_finished_elsewhere_is_not_completed_again(api):
+    headers, task_run = started(api)
+    with api.app.state.context.store.engine.begin() as connection:  # another server cancels it
+        connection.execute(
+            update(task_runs)
+            .where(task_runs.c.id == task_run["id"])
+            .values(phase="completed", status="cancelled")
+        )
+    refused = api.post(task_run["complete_url"], json={"output": "Asked."}, headers=headers)
+    assert (refused.status_code, refused.json()["error"]["code"]) == (409, "completed")
+    with api.app.state.context.store.engine.connect() as connection:
+        status = select(task_runs.c.status).where(task_runs.c.id == task_run["id"])
+        assert connection.execute(status).scalar_one() == "cancelled"

@@ -170,3 +170,19 @@ def test_a_tool_that_turns_recursive_triggers_off_is_read_whole(snapshot):
     assert copy.reshaped
     assert copy.state_hash() == whole(copy)
     copy.close()
+
+
+def test_a_small_table_read_whole_tells_a_number_from_its_equal_of_another_type(tmp_path):
+    schema = "CREATE TABLE loose (id INTEGER PRIMARY KEY, v);"  # no affinity: 1 and 1.0 both stay
+    seed = "INSERT INTO loose VALUES (1, 1.0), (2, 0.0), (3, 'same');"
+    snapshot = load_world(write_world(tmp_path, schema=schema, seed=seed)).snapshot
+    copy = SqliteCopy(snapshot)
+    start = copy.state_hash()
+    copy.execute("UPDATE loose SET v = 1 WHERE id = 1")  # 1 == 1.0, yet another value
+    copy.execute("UPDATE loose SET v = -0.0 WHERE id = 2")
+    assert copy.value("SELECT typeof(v) FROM loose WHERE id = 1") == "integer"
+    assert copy.state_hash() == whole(copy) != start
+    copy.execute("UPDATE loose SET v = 1.0 WHERE id = 1")
+    copy.execute("UPDATE loose SET v = 0.0 WHERE id = 2")
+    assert copy.state_hash() == start
+    copy.close()

@@ -18,11 +18,12 @@ from assay.taskrun.session import Session
 
 @dataclass
 class Flying:
-    """A started task run held in memory: its session, its benchmark run, and how many of its
-    actions are stored."""
+    """A started task run held in memory: its session, its benchmark run, its repeat, and how many
+    of its actions are stored."""
 
     session: Session
     benchmark_run_id: str
+    repeat: int
     recorded: int = 0
     started: float | None = field(default_factory=time.perf_counter)
 
@@ -145,7 +146,9 @@ class Context:
             actions = self.progress.actions(ref.id)
             for action in actions:
                 session.act(action)
-            flying = Flying(session, ref.benchmark_run_id, recorded=len(actions), started=None)
+            flying = Flying(
+                session, ref.benchmark_run_id, ref.repeat, recorded=len(actions), started=None
+            )
             self.flying[ref.id] = flying
         return flying
 

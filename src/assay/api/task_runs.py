@@ -10,7 +10,6 @@ from assay.api.errors import ApiError
 from assay.api.models import Act, Completion, TaskRunOut
 from assay.api.views import completion
 from assay.runs.grade import grade, world_failed
-from assay.runs.store.progress import TaskRunRef
 from assay.taskrun.actions import Finish
 from assay.taskrun.observation import Observation
 from assay.taskrun.session import Session
@@ -34,7 +33,7 @@ def start(context: Context, caller: Caller, task_run_id: str) -> Observation:
     if not context.progress.start(ref):
         session.live.close()
         raise ApiError(409, "already_started", f"task run {task_run_id} was already started")
-    context.flying[ref.id] = Flying(session, ref.benchmark_run_id)
+    context.flying[ref.id] = Flying(session, ref.benchmark_run_id, ref.repeat)
     return session.observe()
 
 
@@ -94,13 +93,38 @@ def complete(
     """Finish (unless the run already ended), grade, store, and finish the run if it was the last.
 
     agent: who drove this task run, if not the run's own agent (an MCP client names itself).
+
+    A task run this process holds is graded on its copy with no read first, and stored only if it
+    is still started with exactly the actions the copy took; otherwise the copy is dropped and the
+    task run is graded as the store has it.
     """
+    flying = context.flying.get(task_run_id)
+    if flying is not None and context.may_see(caller, flying.benchmark_run_id):
+        done = _finish_and_close(context, caller, task_run_id, flying, output, agent, held=True)
+        if done is not None:
+            return done
     ref = context.task_run(caller, task_run_id)
     flying = context.in_flight(ref)
+    done = _finish_and_close(context, caller, ref.id, flying, output, agent, held=False)
+    if done is None:
+        raise ApiError(409, "completed", f"task run {ref.id} is already completed")
+    return done
+
+
+def _finish_and_close(
+    context: Context,
+    caller: Caller,
+    task_run_id: str,
+    flying: Flying,
+    output: str,
+    agent: str | None,
+    *,
+    held: bool,
+) -> Completion | None:
     if not flying.session.done:
         flying.session.act(Finish(finish=output))
-    hide = context.hides(caller, ref.benchmark_run_id, ref.task_id)
-    return _close(context, ref, flying, agent=agent, hide=hide)
+    hide = context.hides(caller, flying.benchmark_run_id, flying.session.task.id)
+    return _close(context, task_run_id, flying, agent=agent, hide=hide, held=held)
 
 
 def cancel_task_run(
@@ -121,7 +145,8 @@ def cancel_task_run(
     else:
         flying = context.in_flight(ref)
         flying.session.end("cancelled")
-        _close(context, ref, flying, finish_run=False, agent=agent)
+        if _close(context, ref.id, flying, finish_run=False, agent=agent) is None:
+            raise ApiError(409, "completed", f"task run {ref.id} is already completed")
     if finish_run:
         finish_if_done(context, ref.benchmark_run_id)
     return view_task_run(context, caller, task_run_id)
@@ -152,22 +177,25 @@ def view_task_run(context: Context, caller: Caller, task_run_id: str) -> TaskRun
 
 def _close(
     context: Context,
-    ref: TaskRunRef,
+    task_run_id: str,
     flying: Flying,
     *,
     finish_run: bool = True,
     agent: str | None = None,
     hide: bool | None = None,
-) -> Completion:
-    """Grade and store; the completion hides details for a scored run (always, the admin too:
-    the rubric must not reach the agent) and where `hide` says so."""
-    info = context.run_info(ref.benchmark_run_id)
+    held: bool = False,
+) -> Completion | None:
+    """Grade and store; None if the store refused it (another server finished it, or, `held`, acted
+    on it since this copy's last action). The completion hides details for a scored run (always,
+    the admin too: the rubric must not reach the agent) and where `hide` says so."""
+    run_id = flying.benchmark_run_id
+    info = context.run_info(run_id)
     try:
         result = grade(
             flying.session,
             info.benchmark.verifiers,
-            run_id=ref.id,
-            repeat=ref.repeat,
+            run_id=task_run_id,
+            repeat=flying.repeat,
             agent=agent or info.agent,
             started=flying.started,
         )
@@ -175,16 +203,17 @@ def _close(
         result = world_failed(
             flying.session.task,
             f"grading failed: {failure}",
-            run_id=ref.id,
-            repeat=ref.repeat,
+            run_id=task_run_id,
+            repeat=flying.repeat,
             agent=agent or info.agent,
         )
     finally:
         flying.session.live.close()
-        context.flying.pop(ref.id, None)
-    check_ids = context.progress.save_completed(ref.benchmark_run_id, result)
+        context.flying.pop(task_run_id, None)
+    actions = flying.recorded if held else None
+    check_ids = context.progress.save_completed(run_id, result, actions)
     if check_ids is None:
-        raise ApiError(409, "completed", f"task run {ref.id} is already completed")
+        return None
     if finish_run:
-        finish_if_done(context, ref.benchmark_run_id)
+        finish_if_done(context, run_id)
     return completion(result, check_ids, hide=info.scored or bool(hide))

@@ -17,8 +17,17 @@ EMPTY = format(0, "064x")
 
 def row_hash(row: Sequence[Any]) -> int:
     """One row of plain values (int, float, str, bytes, None) as a number below MODULUS."""
-    encoded = repr(tuple(row)).encode()  # repr of plain values is exact and fast
-    return int.from_bytes(hashlib.sha256(encoded).digest(), "big")
+    return text_hash(row_text(row))
+
+
+def row_text(row: Sequence[Any]) -> str:
+    """What a row's hash is taken of: repr of plain values is exact (1 and 1.0, 0.0 and -0.0 differ)
+    and fast."""
+    return repr(tuple(row))
+
+
+def text_hash(text: str) -> int:
+    return int.from_bytes(hashlib.sha256(text.encode()).digest(), "big")
 
 
 def rows_sum(rows: Iterable[Sequence[Any]]) -> int:

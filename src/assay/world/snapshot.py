@@ -16,7 +16,7 @@ from assay.spec.files import read_text, shown
 from assay.spec.world import RESERVED_PREFIX, WorldSpec
 from assay.world import changes
 from assay.world.database import SqliteDatabase
-from assay.world.digest import combine, digest_rows, updated
+from assay.world.digest import MODULUS, combine, digest_rows, row_text, text_hash, updated
 from assay.world.reserved import RESERVED_TABLES, SQLITE_DDL
 from assay.world.seed import SeedTarget, load_seed
 
@@ -24,6 +24,9 @@ if TYPE_CHECKING:
     from assay.world.services.base import Service
 
 FORMAT = "assay-snapshot-3"  # 3: multiset digests, change triggers
+# A table read whole at the final-state hash keeps its starting rows' hashes if it has at most this
+# many rows: most of its rows are the ones it started with, looked up rather than hashed again.
+KNOWN_ROWS_UP_TO = 4096
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,10 @@ class Snapshot:
     digests: dict[str, str]
     tracked: frozenset[str] = frozenset()  # tables whose changed rowids triggers log
     _readers: threading.local = field(default_factory=threading.local, compare=False, repr=False)
+    # by table: each starting row's hash by its text (`row_text`), or None for a table too large
+    _known: dict[str, dict[str, int] | None] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def open_copy(self) -> sqlite3.Connection:
         """A fresh in-memory database holding exactly the starting state."""
@@ -53,12 +60,34 @@ class Snapshot:
         changed = changes.logged(connection) if self.tracked and not full else {}
         for table in written & digests.keys():
             if full or table not in self.tracked:
-                digests[table] = table_digest(connection, table)
+                digests[table] = self._table_digest(connection, table)
             elif table in changed:
                 before = changes.rows_by_rowid(self._reader(), table, changed[table])
                 now = changes.rows_now(connection, table)
                 digests[table] = updated(digests[table], before, now)
         return combine(digests)
+
+    def _table_digest(self, connection: sqlite3.Connection, table: str) -> str:
+        """`table_digest`, each row that is as it started looked up by its text rather than hashed
+        (the hash is of the text alone, so a row whose text is known has that hash)."""
+        if table not in self._known:
+            self._known[table] = self._starting_hashes(table)
+        known = self._known[table]
+        if known is None:
+            return table_digest(connection, table)
+        total = 0
+        for row in connection.execute(f'SELECT * FROM "{table}"'):
+            text = row_text(row)
+            found = known.get(text)
+            total += text_hash(text) if found is None else found
+        return format(total % MODULUS, "064x")
+
+    def _starting_hashes(self, table: str) -> dict[str, int] | None:
+        reader = self._reader()
+        if reader.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0] > KNOWN_ROWS_UP_TO:
+            return None
+        texts = (row_text(row) for row in reader.execute(f'SELECT * FROM "{table}"'))
+        return {text: text_hash(text) for text in texts}
 
     def _reader(self) -> sqlite3.Connection:
         """This thread's read-only copy of the starting state, for the rows before they changed."""

@@ -4,13 +4,13 @@ stores it."""
 
 from __future__ import annotations
 
-from sqlalchemy import bindparam, func, insert, update
+from sqlalchemy import bindparam, func, insert, select, update
 
 from assay.runs.plan import new_id
 from assay.runs.stamps import now
 from assay.runs.store.driver import Driver
 from assay.runs.store.records import CHECK_FIELDS, check_values, result_values, split_result
-from assay.runs.store.tables import check_runs, task_runs, trajectories
+from assay.runs.store.tables import check_runs, task_run_actions, task_runs, trajectories
 from assay.score.result import TaskRunResult
 
 CLAIM = (
@@ -22,6 +22,16 @@ CLAIM = (
     )
     # the mark made as it began stands (a served task run graded after a restart has no other)
     .values(started_at=func.coalesce(task_runs.c.started_at, bindparam("b_started")))
+)
+# a task run graded on the copy this process held, with no read before: claimed only while it is
+# started and holds exactly the actions the copy took (no other server acted on or finished it)
+CLAIM_HELD = CLAIM.where(
+    task_runs.c.phase == "started",
+    select(func.count())
+    .select_from(task_run_actions)
+    .where(task_run_actions.c.task_run_id == task_runs.c.id)
+    .scalar_subquery()
+    == bindparam("b_actions"),
 )
 # the columns `result_values` gives, and when it finished
 CLAIM_KEYS = [
@@ -37,12 +47,15 @@ class CompletedWriter:
     def __init__(self, driver: Driver):
         self.driver = driver
         self._claim = driver.prepare(CLAIM, CLAIM_KEYS)
+        self._claim_held = driver.prepare(CLAIM_HELD, CLAIM_KEYS)
         self._add_checks = driver.prepare(insert(check_runs), CHECK_KEYS)
         self._add_trajectory = driver.prepare(insert(trajectories), ["task_run_id", "trajectory"])
 
-    def save(self, run_id: str, result: TaskRunResult) -> list[str] | None:
+    def save(
+        self, run_id: str, result: TaskRunResult, actions: int | None = None
+    ) -> list[str] | None:
         """The ids the check runs got, in order; None if the task run had already finished (or is
-        not one of the run's)."""
+        not one of the run's), or, given `actions`, unless it is started and holds that many."""
         parts = split_result(result)
         row = {
             "b_id": result.id,
@@ -51,9 +64,12 @@ class CompletedWriter:
             **result_values(result, parts),
             "finished_at": now(),
         }
+        if actions is not None:
+            row["b_actions"] = actions
         checks = check_values(result.id, parts["checks"], (new_id("cr") for _ in parts["checks"]))
         with self.driver.transaction() as execute:
-            if not execute(self._claim, row).rowcount:
+            claim = self._claim if actions is None else self._claim_held
+            if not execute(claim, row).rowcount:
                 return None
             if checks:
                 execute(self._add_checks, checks)

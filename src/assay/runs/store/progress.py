@@ -148,9 +148,12 @@ class Progress:
         except self.driver.integrity_error:
             return False
 
-    def save_completed(self, run_id: str, result: TaskRunResult) -> list[str] | None:
-        """Store a completed task run whole (`CompletedWriter.save`); None if another finished it."""
-        return self._completed.save(run_id, result)
+    def save_completed(
+        self, run_id: str, result: TaskRunResult, actions: int | None = None
+    ) -> list[str] | None:
+        """Store a completed task run whole (`CompletedWriter.save`); None if another finished it,
+        or, given `actions`, if it does not hold exactly that many stored actions."""
+        return self._completed.save(run_id, result, actions)
 
     def actions(self, task_run_id: str) -> list[dict[str, Any]]:
         with self.engine.connect() as connection:
