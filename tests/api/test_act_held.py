@@ -21,6 +21,24 @@ def started(api) -> tuple[dict, dict]:
     return headers, task_run
 
 
+def cancelled_elsewhere(api, task_run_id: str) -> None:
+    """What another server sharing the store does when it cancels the task run."""
+    with api.app.state.context.store.engine.begin() as connection:
+        connection.execute(
+            update(task_runs)
+            .where(task_runs.c.id == task_run_id)
+            .values(phase="completed", status="cancelled")
+        )
+
+
+def acted_on_elsewhere(api, task_run_id: str) -> None:
+    """What another server sharing the store does when it takes the task run's next action."""
+    with api.app.state.context.store.engine.begin() as connection:
+        connection.execute(
+            insert(task_run_actions).values(task_run_id=task_run_id, seq=1, action=SAY)
+        )
+
+
 def stored_actions(api, task_run_id: str) -> int:
     with api.app.state.context.store.engine.connect() as connection:
         count = select(func.count()).where(task_run_actions.c.task_run_id == task_run_id)
@@ -29,12 +47,7 @@ def stored_actions(api, task_run_id: str) -> int:
 
 def test_an_action_on_a_task_run_finished_elsewhere_is_refused_and_not_kept(api):
     headers, task_run = started(api)
-    with api.app.state.context.store.engine.begin() as connection:  # another server cancels it
-        connection.execute(
-            update(task_runs)
-            .where(task_runs.c.id == task_run["id"])
-            .values(phase="completed", status="cancelled")
-        )
+    cancelled_elsewhere(api, task_run["id"])
     refused = api.post(task_run["act_url"], json=SAY, headers=headers)
     assert (refused.status_code, refused.json()["error"]["code"]) == (409, "completed")
     assert stored_actions(api, task_run["id"]) == 1
@@ -42,10 +55,7 @@ def test_an_action_on_a_task_run_finished_elsewhere_is_refused_and_not_kept(api)
 
 def test_an_action_taken_elsewhere_is_replayed_before_this_one(api):
     headers, task_run = started(api)
-    with api.app.state.context.store.engine.begin() as connection:  # another server acts once
-        connection.execute(
-            insert(task_run_actions).values(task_run_id=task_run["id"], seq=1, action=SAY)
-        )
+    acted_on_elsewhere(api, task_run["id"])
     seen = api.post(task_run["act_url"], json=SAY, headers=headers)
     assert (seen.status_code, seen.json()["turn"]) == (200, 3)
     assert stored_actions(api, task_run["id"]) == 3
@@ -64,22 +74,14 @@ def test_another_runs_token_cannot_act_on_a_held_task_run(api):
 
 def test_a_task_run_acted_on_elsewhere_is_graded_as_the_store_has_it(api):
     headers, task_run = started(api)
-    with api.app.state.context.store.engine.begin() as connection:  # another server acts once
-        connection.execute(
-            insert(task_run_actions).values(task_run_id=task_run["id"], seq=1, action=SAY)
-        )
+    acted_on_elsewhere(api, task_run["id"])
     done = api.post(task_run["complete_url"], json={"output": "Asked."}, headers=headers).json()
     assert done["summary"]["turns"] == 3  # both says, replayed, and the finish
 
 
 def test_a_held_task_run_finished_elsewhere_is_not_completed_again(api):
     headers, task_run = started(api)
-    with api.app.state.context.store.engine.begin() as connection:  # another server cancels it
-        connection.execute(
-            update(task_runs)
-            .where(task_runs.c.id == task_run["id"])
-            .values(phase="completed", status="cancelled")
-        )
+    cancelled_elsewhere(api, task_run["id"])
     refused = api.post(task_run["complete_url"], json={"output": "Asked."}, headers=headers)
     assert (refused.status_code, refused.json()["error"]["code"]) == (409, "completed")
     with api.app.state.context.store.engine.connect() as connection:
