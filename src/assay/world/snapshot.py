@@ -16,7 +16,7 @@ from assay.spec.files import read_text, shown
 from assay.spec.world import RESERVED_PREFIX, WorldSpec
 from assay.world import changes
 from assay.world.database import SqliteDatabase
-from assay.world.digest import MODULUS, combine, digest_rows, row_text, text_hash, updated
+from assay.world.digest import combine, digest_rows, row_text, text_hash, updated
 from assay.world.reserved import RESERVED_TABLES, SQLITE_DDL
 from assay.world.seed import SeedTarget, load_seed
 
@@ -72,15 +72,7 @@ class Snapshot:
         (the hash is of the text alone, so a row whose text is known has that hash)."""
         if table not in self._known:
             self._known[table] = self._starting_hashes(table)
-        known = self._known[table]
-        if known is None:
-            return table_digest(connection, table)
-        total = 0
-        for row in connection.execute(f'SELECT * FROM "{table}"'):
-            text = row_text(row)
-            found = known.get(text)
-            total += text_hash(text) if found is None else found
-        return format(total % MODULUS, "064x")
+        return digest_rows(connection.execute(f'SELECT * FROM "{table}"'), self._known[table])
 
     def _starting_hashes(self, table: str) -> dict[str, int] | None:
         reader = self._reader()
