@@ -17,11 +17,11 @@ from __future__ import annotations
 import threading
 import time
 
-from sqlalchemy import bindparam, delete, func, insert, update
+from sqlalchemy import bindparam, delete, insert, update
 
-from assay.runs.plan import new_id
 from assay.runs.stamps import now
-from assay.runs.store.records import check_values, result_values, split_result
+from assay.runs.store.completed import STORE_RESULT
+from assay.runs.store.records import check_values, split_result, stored_result_row
 from assay.runs.store.repository import Store
 from assay.runs.store.tables import check_runs, task_runs, trajectories
 from assay.score.result import TaskRunResult
@@ -36,11 +36,6 @@ _THIS_RUN = (
     task_runs.c.phase != "completed",
 )
 MARK_STARTED = update(task_runs).where(*_THIS_RUN).values(phase="started", status="active")
-STORE_RESULT = (
-    update(task_runs)
-    .where(task_runs.c.id == bindparam("b_id"), task_runs.c.benchmark_run_id == bindparam("b_run"))
-    .values(started_at=func.coalesce(task_runs.c.started_at, bindparam("b_started")))
-)
 DROP_CHECKS = delete(check_runs).where(
     check_runs.c.task_run_id.in_(bindparam("ids", expanding=True))
 )
@@ -153,16 +148,8 @@ def commit(
     rows, checks, saved = [], [], []
     for result, finished in results:
         parts = split_result(result)
-        rows.append(
-            {
-                "b_id": result.id,
-                "b_run": run_id,
-                "b_started": result.started_at,
-                **result_values(result, parts),
-                "finished_at": finished,
-            }
-        )
-        checks += check_values(result.id, parts["checks"], (new_id("cr") for _ in parts["checks"]))
+        rows.append(stored_result_row(run_id, result, parts, finished))
+        checks += check_values(result.id, parts["checks"])
         if parts["trajectory"] is not None:
             saved.append({"task_run_id": result.id, "trajectory": parts["trajectory"]})
     marks = [{"b_id": key, "b_run": run_id, "started_at": at} for key, at in starts.items()]

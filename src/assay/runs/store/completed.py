@@ -6,23 +6,20 @@ from __future__ import annotations
 
 from sqlalchemy import bindparam, func, insert, select, update
 
-from assay.runs.plan import new_id
 from assay.runs.stamps import now
 from assay.runs.store.driver import Driver
-from assay.runs.store.records import CHECK_FIELDS, check_values, result_values, split_result
+from assay.runs.store.records import CHECK_FIELDS, check_values, split_result, stored_result_row
 from assay.runs.store.tables import check_runs, task_run_actions, task_runs, trajectories
 from assay.score.result import TaskRunResult
 
-CLAIM = (
+# a finished task run's row, whatever it held before (`stored_result_row` gives its parameters)
+STORE_RESULT = (
     update(task_runs)
-    .where(
-        task_runs.c.id == bindparam("b_id"),
-        task_runs.c.benchmark_run_id == bindparam("b_run"),
-        task_runs.c.phase != "completed",
-    )
+    .where(task_runs.c.id == bindparam("b_id"), task_runs.c.benchmark_run_id == bindparam("b_run"))
     # the mark made as it began stands (a served task run graded after a restart has no other)
     .values(started_at=func.coalesce(task_runs.c.started_at, bindparam("b_started")))
 )
+CLAIM = STORE_RESULT.where(task_runs.c.phase != "completed")
 # a task run graded on the copy this process held, with no read before: claimed only while it is
 # started and holds exactly the actions the copy took (no other server acted on or finished it)
 CLAIM_HELD = CLAIM.where(
@@ -57,16 +54,10 @@ class CompletedWriter:
         """The ids the check runs got, in order; None if the task run had already finished (or is
         not one of the run's), or, given `actions`, unless it is started and holds that many."""
         parts = split_result(result)
-        row = {
-            "b_id": result.id,
-            "b_run": run_id,
-            "b_started": result.started_at,
-            **result_values(result, parts),
-            "finished_at": now(),
-        }
+        row = stored_result_row(run_id, result, parts, now())
         if actions is not None:
             row["b_actions"] = actions
-        checks = check_values(result.id, parts["checks"], (new_id("cr") for _ in parts["checks"]))
+        checks = check_values(result.id, parts["checks"])
         with self.driver.transaction() as execute:
             claim = self._claim if actions is None else self._claim_held
             if not execute(claim, row).rowcount:

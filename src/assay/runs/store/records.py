@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from typing import Any
 
 from sqlalchemy import Row
 
+from assay.runs.plan import new_id
 from assay.runs.rows import TaskRow
 from assay.score.result import TaskRunResult
 
@@ -100,17 +100,31 @@ def result_values(result: TaskRunResult, parts: dict[str, Any]) -> dict[str, Any
     }
 
 
-def check_values(task_run_id: str, checks: list[dict[str, Any]], ids: Iterable[str]) -> list[dict]:
+def check_values(task_run_id: str, checks: list[dict[str, Any]]) -> list[dict]:
+    """The check runs' rows, each with a new id, in order."""
     return [
         {
-            "id": check_id,
+            "id": new_id("cr"),
             "task_run_id": task_run_id,
             "position": position,
             "kind": check["assert"],
             **{name: check[name] for name in CHECK_FIELDS},
         }
-        for position, (check, check_id) in enumerate(zip(checks, ids, strict=False))
+        for position, check in enumerate(checks)
     ]
+
+
+def stored_result_row(
+    run_id: str, result: TaskRunResult, parts: dict[str, Any], finished_at: str
+) -> dict[str, Any]:
+    """The parameters of STORE_RESULT (and the claims built on it) for one finished task run."""
+    return {
+        "b_id": result.id,
+        "b_run": run_id,
+        "b_started": result.started_at,
+        **result_values(result, parts),
+        "finished_at": finished_at,
+    }
 
 
 def check_json(row: Row) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from sqlalchemy import Engine, delete, func, insert, select, update
 from sqlalchemy.exc import DBAPIError
 
 from assay.errors import UsageError
-from assay.runs.plan import PlannedRun, new_id
+from assay.runs.plan import PlannedRun
 from assay.runs.stamps import now
 from assay.runs.store.builds import BuildRecords
 from assay.runs.store.keys import KeyRecords
@@ -269,7 +269,7 @@ class Store(TaskRunReads, ValidationRecords, BuildRecords, KeyRecords):
             "started_at": func.coalesce(task_runs.c.started_at, result.started_at),
             "finished_at": now(),
         }
-        checks = check_values(result.id, parts["checks"], (new_id("cr") for _ in parts["checks"]))
+        checks = check_values(result.id, parts["checks"])
         where = [task_runs.c.id == result.id, task_runs.c.benchmark_run_id == run_id]
         with self.engine.begin() as connection:
             updated = connection.execute(update(task_runs).where(*where).values(**values)).rowcount
