@@ -3,60 +3,74 @@
 from __future__ import annotations
 
 import sys
+from importlib import import_module
 
 import typer
 
-from assay.cli import baseline, keys, scaffold
-from assay.cli import build as build_command
-from assay.cli import compare as compare_command
-from assay.cli import export as export_command
-from assay.cli import mcp as mcp_command
-from assay.cli import openenv as openenv_command
-from assay.cli import report as report_command
-from assay.cli import run as run_command
-from assay.cli import runs as runs_command
-from assay.cli import serve as serve_command
-from assay.cli import show as show_command
-from assay.cli import validate as validate_command
-from assay.cli import view as view_command
-from assay.cli import world as world_command
+HELP = "Grade AI agents by the state they leave behind."
 
-app = typer.Typer(
-    name="assay",
-    help="Grade AI agents by the state they leave behind.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-app.command("run")(run_command.run)
-app.command("serve")(serve_command.serve)
-app.command("mcp")(mcp_command.mcp)
-app.command("openenv")(openenv_command.openenv)
-app.command("runs")(runs_command.runs)
-app.command("show")(show_command.show)
-app.command("export")(export_command.export)
-app.command("compare")(compare_command.compare)
-app.command("report")(report_command.report)
-app.command("view")(view_command.view)
-app.command("validate")(validate_command.validate)
-app.command("build")(build_command.build)
-app.command("world")(world_command.world)
-app.command("init")(scaffold.init)
-app.add_typer(baseline.app, name="baseline")
-app.add_typer(keys.app, name="keys")
-app.add_typer(scaffold.verifier_app, name="verifier")
-app.add_typer(scaffold.task_app, name="task")
+# Each command and group: the module that defines it and the name it has there, in the order
+# `assay --help` lists them.
+COMMANDS = {
+    "run": ("assay.cli.run", "run"),
+    "serve": ("assay.cli.serve", "serve"),
+    "mcp": ("assay.cli.mcp", "mcp"),
+    "openenv": ("assay.cli.openenv", "openenv"),
+    "runs": ("assay.cli.runs", "runs"),
+    "show": ("assay.cli.show", "show"),
+    "export": ("assay.cli.export", "export"),
+    "compare": ("assay.cli.compare", "compare"),
+    "report": ("assay.cli.report", "report"),
+    "view": ("assay.cli.view", "view"),
+    "validate": ("assay.cli.validate", "validate"),
+    "build": ("assay.cli.build", "build"),
+    "world": ("assay.cli.world", "world"),
+    "init": ("assay.cli.scaffold", "init"),
+}
+GROUPS = {
+    "baseline": ("assay.cli.baseline", "app"),
+    "keys": ("assay.cli.keys", "app"),
+    "verifier": ("assay.cli.scaffold", "verifier_app"),
+    "task": ("assay.cli.scaffold", "task_app"),
+}
 
 
-@app.callback()
+def build_app(only: str | None = None) -> typer.Typer:
+    """The command line with every command, or with `only` that one: Typer works out each
+    command's parameters from its signature when it runs, so `assay run` spares the other twenty."""
+    app = typer.Typer(
+        name="assay",
+        help=HELP,
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+    )
+    app.callback()(_root)
+    for name, (module, attribute) in COMMANDS.items():
+        if only in (None, name):
+            app.command(name)(getattr(import_module(module), attribute))
+    for name, (module, attribute) in GROUPS.items():
+        if only in (None, name):
+            app.add_typer(getattr(import_module(module), attribute), name=name)
+    return app
+
+
 def _root() -> None:
     """Grade AI agents by the state they leave behind."""
+
+
+def __getattr__(name: str) -> typer.Typer:
+    if name == "app":  # the whole command line, for its reference and help
+        return build_app()
+    raise AttributeError(name)
 
 
 def run_app() -> None:
     """Run the CLI; a user's mistake is one line on stderr and exit code 2, never a traceback."""
     from assay.errors import SpecError, UsageError, one_line
 
+    asked = sys.argv[1] if len(sys.argv) > 1 else None
+    app = build_app(asked if asked in COMMANDS or asked in GROUPS else None)
     try:
         app()
     except (SpecError, UsageError) as error:
