@@ -4,6 +4,7 @@ validations, builds and keys have modules of their own."""
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -84,11 +85,14 @@ class Store(TaskRunReads, ValidationRecords, BuildRecords, KeyRecords):
         self.location = location
         self.statements = statements
         self._engine = engine
+        self._making = threading.Lock()  # the API's threads may all want it first at once
 
     @property
     def engine(self) -> Engine:
         if self._engine is None:
-            self._engine = connect(self.location)
+            with self._making:
+                if self._engine is None:
+                    self._engine = connect(self.location)
         return self._engine
 
     def close(self) -> None:
