@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint docs bench
+.PHONY: demo test lint docs bench statements
 
 # Container-format tasks run in bubblewrap sandboxes; Debian's package gives /usr/bin/bwrap.
 BWRAP := /usr/bin/bwrap
@@ -33,6 +33,11 @@ demo: $(BIN)/assay $(BWRAP)
 lint: $(BIN)/assay
 	$(BIN)/ruff check src tests worlds bench examples docs/hooks.py
 	$(BIN)/ruff format --check src tests worlds bench examples docs/hooks.py
+
+# The records store's statements compiled for SQLite, after editing its tables.py or statements.py
+# (a test fails until they are made again).
+statements: $(BIN)/assay
+	$(BIN)/python -m assay.runs.store.generate
 
 # The documentation site, built offline into site/; --strict fails on a broken link or anchor.
 docs: $(BIN)/assay

@@ -17,33 +17,13 @@ from __future__ import annotations
 import threading
 import time
 
-from sqlalchemy import bindparam, delete, insert, update
-
 from assay.runs.stamps import now
-from assay.runs.store.completed import STORE_RESULT
 from assay.runs.store.records import check_values, split_result, stored_result_row
 from assay.runs.store.repository import Store
-from assay.runs.store.tables import check_runs, task_runs, trajectories
 from assay.score.result import TaskRunResult
 
 BATCH_SIZE = 100
 BATCH_WAIT_S = 1.0
-
-# Built once: each is compiled once and then executed with many rows at a time.
-_THIS_RUN = (
-    task_runs.c.id == bindparam("b_id"),
-    task_runs.c.benchmark_run_id == bindparam("b_run"),
-    task_runs.c.phase != "completed",
-)
-MARK_STARTED = update(task_runs).where(*_THIS_RUN).values(phase="started", status="active")
-DROP_CHECKS = delete(check_runs).where(
-    check_runs.c.task_run_id.in_(bindparam("ids", expanding=True))
-)
-DROP_TRAJECTORIES = delete(trajectories).where(
-    trajectories.c.task_run_id.in_(bindparam("ids", expanding=True))
-)
-ADD_CHECKS = insert(check_runs)
-ADD_TRAJECTORIES = insert(trajectories)
 
 
 class BatchWriter:
@@ -153,15 +133,15 @@ def commit(
         if parts["trajectory"] is not None:
             saved.append({"task_run_id": result.id, "trajectory": parts["trajectory"]})
     marks = [{"b_id": key, "b_run": run_id, "started_at": at} for key, at in starts.items()]
-    with store.engine.begin() as connection:
+    with store.statements.transaction() as transaction:
         if marks:
-            connection.execute(MARK_STARTED, marks)
+            transaction.write("MARK_STARTED", marks)
         if rows:
-            ids = [row["b_id"] for row in rows]
-            connection.execute(STORE_RESULT, rows)
-            connection.execute(DROP_CHECKS, {"ids": ids})
-            connection.execute(DROP_TRAJECTORIES, {"ids": ids})
+            ids = [{"b_id": row["b_id"]} for row in rows]
+            transaction.write("STORE_RESULT", rows)
+            transaction.write("DROP_CHECKS", ids)
+            transaction.write("DROP_TRAJECTORY", ids)
         if checks:
-            connection.execute(ADD_CHECKS, checks)
+            transaction.write("ADD_CHECKS", checks)
         if saved:
-            connection.execute(ADD_TRAJECTORIES, saved)
+            transaction.write("ADD_TRAJECTORY", saved)

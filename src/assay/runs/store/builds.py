@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from sqlalchemy import Engine, insert, select
+from typing import TYPE_CHECKING, Any
 
 from assay.runs.stamps import now
-from assay.runs.store.tables import builds
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 
 class BuildRecords:
@@ -16,6 +16,10 @@ class BuildRecords:
     def save_build(self, record: dict[str, Any]) -> None:
         """Keep one build: `record` holds at least id, world, version, model, prompt_hash,
         published and rejected (lists)."""
+        from sqlalchemy import insert
+
+        from assay.runs.store.tables import builds
+
         with self.engine.begin() as connection:
             connection.execute(
                 insert(builds).values(
@@ -33,6 +37,10 @@ class BuildRecords:
 
     def builds_of(self, world: str, limit: int = 20) -> list[dict[str, Any]]:
         """A world's builds, newest first."""
+        from sqlalchemy import select
+
+        from assay.runs.store.tables import builds
+
         with self.engine.connect() as connection:
             rows = connection.execute(
                 select(builds.c.record)

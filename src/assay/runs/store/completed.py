@@ -4,21 +4,15 @@ stores it."""
 
 from __future__ import annotations
 
-from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy import bindparam, func, insert, select
 
 from assay.runs.stamps import now
 from assay.runs.store.driver import Driver
-from assay.runs.store.records import CHECK_FIELDS, check_values, split_result, stored_result_row
+from assay.runs.store.records import check_values, split_result, stored_result_row
+from assay.runs.store.statements import CHECK_KEYS, CLAIM_KEYS, STORE_RESULT
 from assay.runs.store.tables import check_runs, task_run_actions, task_runs, trajectories
 from assay.score.result import TaskRunResult
 
-# a finished task run's row, whatever it held before (`stored_result_row` gives its parameters)
-STORE_RESULT = (
-    update(task_runs)
-    .where(task_runs.c.id == bindparam("b_id"), task_runs.c.benchmark_run_id == bindparam("b_run"))
-    # the mark made as it began stands (a served task run graded after a restart has no other)
-    .values(started_at=func.coalesce(task_runs.c.started_at, bindparam("b_started")))
-)
 CLAIM = STORE_RESULT.where(task_runs.c.phase != "completed")
 # a task run graded on the copy this process held, with no read before: claimed only while it is
 # started and holds exactly the actions the copy took (no other server acted on or finished it)
@@ -30,12 +24,6 @@ CLAIM_HELD = CLAIM.where(
     .scalar_subquery()
     == bindparam("b_actions"),
 )
-# the columns `result_values` gives, and when it finished
-CLAIM_KEYS = [
-    *("phase", "status", "outcome", "reward", "score", "verdict", "axes", "summary", "result"),
-    "finished_at",
-]
-CHECK_KEYS = ["id", "task_run_id", "position", "kind", *CHECK_FIELDS]
 
 
 class CompletedWriter:

@@ -6,28 +6,45 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Engine
-from sqlalchemy.sql import ClauseElement
+if TYPE_CHECKING:  # SQLAlchemy itself is not imported here: `assay.runs.store.lite` needs none
+    from sqlalchemy import Dialect, Engine
+    from sqlalchemy.sql import ClauseElement
+    from sqlalchemy.sql.compiler import Compiled
 
 
 class Prepared:
     """One statement compiled for a dialect: its text, and how its parameters are made ready (the
-    column types' bind processing, e.g. JSON serialised, and the literals the statement holds)."""
+    column types' bind processing, e.g. JSON serialised, and the literals the statement holds).
+    Made by `compile`, or from the parts a compilation gave (`assay.runs.store.lite`)."""
 
-    def __init__(self, statement: ClauseElement, engine: Engine, keys: Sequence[str] | None = None):
-        compiled = statement.compile(dialect=engine.dialect, column_keys=keys)
-        self.sql = str(compiled)
-        processors = compiled._bind_processors
+    def __init__(
+        self,
+        sql: str,
+        names: Sequence[str],
+        literals: dict[str, Any],
+        processors: Sequence[Callable[[Any], Any] | None],
+        positional: bool,
+    ):
+        self.sql = sql
         # each parameter by name: the value a literal in the statement holds (given values take
         # precedence), and the bind processing its column type asks for
-        self._literals = {
-            name: bind.effective_value for name, bind in compiled.binds.items() if not bind.required
-        }
-        self._names = list(compiled.positiontup or compiled.bind_names.values())
-        self._process = [(name, processors.get(name)) for name in self._names]
-        self._positional = compiled.positiontup is not None
+        self._literals = literals
+        self._names = list(names)
+        self._process = list(zip(names, processors, strict=True))
+        self._positional = positional
+
+    @classmethod
+    def compile(
+        cls, statement: ClauseElement, dialect: Dialect, keys: Sequence[str] | None = None
+    ) -> Prepared:
+        compiled, names, literals = compile_statement(statement, dialect, keys)
+        processors = compiled._bind_processors
+        positional = compiled.positiontup is not None
+        return cls(
+            str(compiled), names, literals, [processors.get(name) for name in names], positional
+        )
 
     def parameters(self, values: dict[str, Any]) -> Sequence[Any] | dict[str, Any]:
         given = {**self._literals, **values} if self._literals else values
@@ -36,6 +53,18 @@ class Prepared:
             for name, process in self._process
         ]
         return ready if self._positional else dict(zip(self._names, ready, strict=True))
+
+
+def compile_statement(
+    statement: ClauseElement, dialect: Dialect, keys: Sequence[str] | None = None
+) -> tuple[Compiled, list[str], dict[str, Any]]:
+    """The compiled statement, its parameters' names in the order the driver takes them, and the
+    values of the literals it holds; `keys`: the columns an INSERT or UPDATE is given."""
+    compiled = statement.compile(dialect=dialect, column_keys=keys)
+    names = list(compiled.positiontup or compiled.bind_names.values())
+    binds = {name: compiled.binds[name] for name in names}
+    literals = {name: bind.effective_value for name, bind in binds.items() if not bind.required}
+    return compiled, names, literals
 
 
 class Driver:
@@ -51,7 +80,7 @@ class Driver:
         self._connection: Any = None
 
     def prepare(self, statement: ClauseElement, keys: Sequence[str] | None = None) -> Prepared:
-        return Prepared(statement, self.engine, keys)
+        return Prepared.compile(statement, self.engine.dialect, keys)
 
     def one(self, prepared: Prepared, values: dict[str, Any]) -> tuple[Any, ...] | None:
         """One statement as a transaction of its own; its first row, if it returns rows."""

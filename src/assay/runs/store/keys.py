@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
-from sqlalchemy import Engine, insert, select, update
+from typing import TYPE_CHECKING, Any
 
 from assay.runs.stamps import now
-from assay.runs.store.tables import api_keys
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,10 @@ class KeyRecords:
     def create_key(
         self, key_id: str, name: str, scope: str, key_hash: str, expires_at: str | None
     ) -> KeyRecord:
+        from sqlalchemy import insert
+
+        from assay.runs.store.tables import api_keys
+
         values = {
             "id": key_id,
             "name": name,
@@ -53,6 +57,10 @@ class KeyRecords:
         return KeyRecord(**values)
 
     def key_of_hash(self, key_hash: str) -> KeyRecord | None:
+        from sqlalchemy import select
+
+        from assay.runs.store.tables import api_keys
+
         with self.engine.connect() as connection:
             row = connection.execute(
                 select(api_keys).where(api_keys.c.key_hash == key_hash)
@@ -61,17 +69,29 @@ class KeyRecords:
 
     def key(self, key_id: str) -> KeyRecord | None:
         """The key with that id, or None."""
+        from sqlalchemy import select
+
+        from assay.runs.store.tables import api_keys
+
         with self.engine.connect() as connection:
             row = connection.execute(select(api_keys).where(api_keys.c.id == key_id)).first()
         return None if row is None else _record(row)
 
     def api_keys(self) -> list[KeyRecord]:
+        from sqlalchemy import select
+
+        from assay.runs.store.tables import api_keys
+
         with self.engine.connect() as connection:
             rows = connection.execute(select(api_keys).order_by(api_keys.c.created_at)).all()
         return [_record(row) for row in rows]
 
     def revoke_key(self, key_id: str) -> KeyRecord | None:
         """Revoke the key with that id; None when there is no such key."""
+        from sqlalchemy import update
+
+        from assay.runs.store.tables import api_keys
+
         key = next((key for key in self.api_keys() if key.id == key_id), None)
         if key is None:
             return None

@@ -5,28 +5,43 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-
-from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError
+from typing import TYPE_CHECKING
+from urllib.parse import quote, unquote
 
 from assay.errors import UsageError
+
+if TYPE_CHECKING:  # imported when a URL needs it: an SQLite file's path or plain URL does not
+    from sqlalchemy import Engine
+    from sqlalchemy.engine import URL
 
 ENVIRONMENT = "ASSAY_STORE"
 HOME = "ASSAY_HOME"  # snapshots live there too; `.assay` in the working directory by default
 BACKENDS = ("sqlite", "postgresql")
+SQLITE = "sqlite:///"
 
 
 @dataclass(frozen=True)
 class Location:
-    """A parsed store URL and the parameter it came from, to name in errors."""
+    """A parsed store URL and the parameter it came from, to name in errors: an SQLite `file`, or
+    any other URL as SQLAlchemy parsed it."""
 
-    url: URL
     parameter: str
+    file: str | None = None
+    parsed: URL | None = None
+
+    @property
+    def url(self) -> URL:
+        if self.parsed is not None:
+            return self.parsed
+        from sqlalchemy.engine import URL
+
+        return URL.create("sqlite", database=self.file)
 
     @property
     def shown(self) -> str:
-        return self.url.render_as_string(hide_password=True)
+        if self.parsed is None:  # as SQLAlchemy renders the URL
+            return SQLITE + quote(str(self.file), safe=" +/")
+        return self.parsed.render_as_string(hide_password=True)
 
     def refuse(self, message: str) -> UsageError:
         return UsageError(f"{self.parameter}: {message}")
@@ -38,7 +53,7 @@ def locate(option: str | None = None) -> Location:
         return parse(option, "--store")
     if os.environ.get(ENVIRONMENT):
         return parse(os.environ[ENVIRONMENT], ENVIRONMENT)
-    return Location(URL.create("sqlite", database=str(default_file())), "--store")
+    return Location("--store", file=str(default_file()))
 
 
 def default_file() -> Path:
@@ -49,7 +64,13 @@ def default_file() -> Path:
 def parse(text: str, parameter: str) -> Location:
     """A URL, or a plain path taken as an SQLite file; `postgresql://` means psycopg 3."""
     if "://" not in text:
-        return Location(URL.create("sqlite", database=text), parameter)
+        return Location(parameter, file=text)
+    named = text.removeprefix(SQLITE)
+    if text.startswith(SQLITE) and "?" not in named and unquote(named) not in ("", ":memory:"):
+        return Location(parameter, file=unquote(named))  # as SQLAlchemy's URL would read it
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
     try:
         url = make_url(text)
     except ArgumentError:
@@ -64,11 +85,13 @@ def parse(text: str, parameter: str) -> Location:
         raise UsageError(f"{parameter}: an in-memory SQLite store keeps nothing; name a file")
     if url.drivername == "postgresql":
         url = url.set(drivername="postgresql+psycopg")
-    return Location(url, parameter)
+    return Location(parameter, parsed=url)
 
 
 def connect(location: Location) -> Engine:
     """An engine for the location; an SQLite file gets its folder, WAL and real transactions."""
+    from sqlalchemy import create_engine, event
+
     url = location.url
     if url.get_backend_name() != "sqlite":
         return create_engine(url)

@@ -4,56 +4,42 @@ full results (all at once, or a page at a time)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
-
-from sqlalchemy import Engine, or_, select
+from typing import TYPE_CHECKING, Any
 
 from assay.runs.rows import TaskRow
 from assay.runs.store.records import TaskRunState, check_json, result_of, task_row
-from assay.runs.store.tables import check_runs, task_runs, trajectories
 from assay.score.result import TaskRunResult
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from assay.runs.store.lite import Statements, Transaction
 
 
 class TaskRunReads:
     engine: Engine
+    statements: Statements
 
     def task_states(self, run_id: str) -> list[TaskRunState]:
         """Every task run of the run, finished or not, in planned order."""
-        with self.engine.connect() as connection:
-            rows = connection.execute(
-                select(
-                    task_runs.c.id,
-                    task_runs.c.task_id,
-                    task_runs.c.repeat,
-                    task_runs.c.split,
-                    task_runs.c.phase,
-                    task_runs.c.status,
-                    task_runs.c.outcome,
-                )
-                .where(task_runs.c.benchmark_run_id == run_id)
-                .order_by(task_runs.c.position)
-            ).all()
-        return [TaskRunState(**row._asdict()) for row in rows]
+        with self.statements.transaction() as transaction:
+            rows = transaction.rows("TASK_STATES", {"b_run": run_id})
+        return [TaskRunState(*row) for row in rows]
 
     def task_rows(self, run_id: str) -> list[TaskRow]:
         """The aggregation rows of the run's finished task runs; cancelled ones do not count."""
-        columns = [task_runs.c[name] for name in TaskRow._fields]
-        with self.engine.connect() as connection:
-            rows = connection.execute(
-                select(*columns)
-                .where(
-                    task_runs.c.benchmark_run_id == run_id,
-                    task_runs.c.phase == "completed",
-                    task_runs.c.status != "cancelled",
-                )
-                .order_by(task_runs.c.position)
-            ).all()
+        with self.statements.transaction() as transaction:
+            rows = transaction.rows("TASK_ROWS", {"b_run": run_id})
         return [task_row(row) for row in rows]
 
     def results(
         self, run_id: str, *, task: str | None = None, trajectories_too: bool = False
     ) -> list[TaskRunResult]:
         """The run's finished task runs in full; `task` picks one task's (or one task run's)."""
+        from sqlalchemy import or_
+
+        from assay.runs.store.tables import task_runs
+
         where = _finished(run_id)
         if task is not None:
             where.append(or_(task_runs.c.task_id == task, task_runs.c.id == task))
@@ -64,17 +50,22 @@ class TaskRunReads:
     ) -> Iterator[TaskRunResult]:
         """The run's finished task runs in full, in order, read `page` at a time so that a run of
         any size is never all in memory."""
-        where = _finished(run_id)
-        with self.engine.connect() as connection:
-            ids = connection.execute(
-                select(task_runs.c.id).where(*where).order_by(task_runs.c.position)
-            ).scalars()
-            ids = list(ids)
-        for start in range(0, len(ids), page):
-            chosen = [*where, task_runs.c.id.in_(ids[start : start + page])]
-            yield from self._results(chosen, trajectories_too)
+        with self.statements.transaction() as transaction:
+            found = transaction.rows("FINISHED_POSITIONS", {"b_run": run_id})
+        # each position once: a page holds every task run at its positions, never one twice
+        positions = list(dict.fromkeys(row.position for row in found))
+        for start in range(0, len(positions), page):
+            chosen = positions[start : start + page]
+            bounds = {"b_run": run_id, "b_first": chosen[0], "b_last": chosen[-1]}
+            with self.statements.transaction() as transaction:
+                results = _page(transaction, bounds, trajectories_too)
+            yield from results
 
     def _results(self, where: list[Any], trajectories_too: bool) -> list[TaskRunResult]:
+        from sqlalchemy import select
+
+        from assay.runs.store.tables import check_runs, task_runs, trajectories
+
         with self.engine.connect() as connection:
             rows = connection.execute(
                 select(task_runs.c.id, task_runs.c.result, task_runs.c.axes, task_runs.c.summary)
@@ -102,7 +93,21 @@ class TaskRunReads:
         return [result_of(row, checks[row.id], saved.get(row.id)) for row in rows]
 
 
+def _page(
+    transaction: Transaction, bounds: dict[str, Any], trajectories_too: bool
+) -> list[TaskRunResult]:
+    """The finished task runs among positions `b_first`..`b_last` of run `b_run`, in full."""
+    rows = transaction.rows("RESULT_PAGE", bounds)
+    checks: dict[str, list[dict[str, Any]]] = {row.id: [] for row in rows}
+    for check in transaction.rows("CHECK_PAGE", bounds):
+        checks[check.task_run_id].append(check_json(check))
+    saved = dict(transaction.rows("TRAJECTORY_PAGE", bounds)) if trajectories_too else {}
+    return [result_of(row, checks[row.id], saved.get(row.id)) for row in rows]
+
+
 def _finished(run_id: str) -> list[Any]:
+    from assay.runs.store.tables import task_runs
+
     return [
         task_runs.c.benchmark_run_id == run_id,
         task_runs.c.phase == "completed",

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any
-
-from sqlalchemy import Row
+from typing import TYPE_CHECKING, Any
 
 from assay.runs.plan import new_id
 from assay.runs.rows import TaskRow
 from assay.score.result import TaskRunResult
+
+if TYPE_CHECKING:  # rows of SQLAlchemy's, or of `assay.runs.store.lite` (named tuples)
+    from sqlalchemy import Row
 
 # Parts of a result kept in their own columns or tables rather than in `task_runs.result`.
 APART = ("checks", "trajectory", "axes", "summary")

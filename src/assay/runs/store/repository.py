@@ -3,19 +3,18 @@ validations, builds and keys have modules of their own."""
 
 from __future__ import annotations
 
+import sqlite3
+import threading
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-from sqlalchemy import Engine, delete, func, insert, select, update
-from sqlalchemy.exc import DBAPIError
+from typing import TYPE_CHECKING, Any
 
 from assay.errors import UsageError
 from assay.runs.plan import PlannedRun
 from assay.runs.stamps import now
 from assay.runs.store.builds import BuildRecords
 from assay.runs.store.keys import KeyRecords
+from assay.runs.store.lite import EngineStatements, SqliteFile, Statements
 from assay.runs.store.location import Location, connect, locate
-from assay.runs.store.migrate import upgrade
 from assay.runs.store.reads import TaskRunReads
 from assay.runs.store.records import (
     RunRecord,
@@ -24,16 +23,15 @@ from assay.runs.store.records import (
     run_record,
     split_result,
 )
-from assay.runs.store.tables import (
-    benchmark_runs,
-    check_runs,
-    task_runs,
-    trajectories,
-)
 from assay.runs.store.validations import ValidationRecords
 from assay.score.result import TaskRunResult
 
-UNFINISHED = task_runs.c.phase != "completed"
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+# Every module of the store imports SQLAlchemy in the methods that use it, not at the top: the
+# methods on `assay run`'s path run named statements (`assay.runs.store.lite`), so a run on an
+# SQLite file never imports it.
 
 
 class UnknownRun(UsageError):
@@ -43,25 +41,64 @@ class UnknownRun(UsageError):
 def open_store(option: str | None = None) -> Store:
     """The store named by `--store`, `ASSAY_STORE` or the default file, migrated to the newest schema."""
     location = locate(option)
+    if location.file is None:
+        return _open_engine(location)
+    statements = SqliteFile(location.file)
+    try:
+        if statements.at_head():
+            return Store(location, statements)
+    except Exception as error:  # a DBAPIError, its driver's error within
+        statements.close()
+        if not isinstance(getattr(error, "orig", None), sqlite3.Error):
+            raise
+        raise location.refuse(f"cannot open {location.shown}: {_reason(error.orig)}") from None
+    statements.close()  # an older store: the migrations run through SQLAlchemy
+    return _open_engine(location)
+
+
+def _open_engine(location: Location) -> Store:
+    from sqlalchemy.exc import DBAPIError
+
+    from assay.runs.store.migrate import upgrade
+
     engine = connect(location)
     try:
         upgrade(engine, location)
     except DBAPIError as error:
         engine.dispose()
-        reason = str(error.orig).strip().splitlines()[0] if error.orig else str(error)
+        reason = _reason(error.orig) if error.orig else str(error)
         raise location.refuse(f"cannot open {location.shown}: {reason}") from None
-    return Store(engine, location)
+    statements = SqliteFile(location.file) if location.file else EngineStatements(engine)
+    return Store(location, statements, engine)
+
+
+def _reason(error: BaseException) -> str:
+    return str(error).strip().splitlines()[0]
 
 
 class Store(TaskRunReads, ValidationRecords, BuildRecords, KeyRecords):
-    """Every write is one transaction: a task run is stored whole or not at all."""
+    """Every write is one transaction: a task run is stored whole or not at all. The methods on
+    `assay run`'s path run named `statements`; the others use the SQLAlchemy `engine`, made the
+    first time one needs it."""
 
-    def __init__(self, engine: Engine, location: Location):
-        self.engine = engine
+    def __init__(self, location: Location, statements: Statements, engine: Engine | None = None):
         self.location = location
+        self.statements = statements
+        self._engine = engine
+        self._making = threading.Lock()  # the API's threads may all want it first at once
+
+    @property
+    def engine(self) -> Engine:
+        if self._engine is None:
+            with self._making:
+                if self._engine is None:
+                    self._engine = connect(self.location)
+        return self._engine
 
     def close(self) -> None:
-        self.engine.dispose()
+        self.statements.close()
+        if self._engine is not None:
+            self._engine.dispose()
 
     def __enter__(self) -> Store:
         return self
@@ -88,95 +125,79 @@ class Store(TaskRunReads, ValidationRecords, BuildRecords, KeyRecords):
         """A benchmark run in phase `created`, with a `created` row for each planned task run;
         `key_id`: the API key that created it (None: the operator key or the command line)."""
         created = now()
-        with self.engine.begin() as connection:
-            connection.execute(
-                insert(benchmark_runs).values(
-                    id=run_id,
-                    world=world,
-                    world_version=world_version,
-                    world_path=world_path,
-                    agent=agent,
-                    repeats=repeats,
-                    tasks=len({run.task_id for run in planned}),
-                    task_runs=len(planned),
-                    scored=scored,
-                    phase="created",
-                    status="active",
-                    created_at=created,
-                    key_id=key_id,
-                )
+        with self.statements.transaction() as transaction:
+            transaction.write(
+                "ADD_RUN",
+                {
+                    "id": run_id,
+                    "world": world,
+                    "world_version": world_version,
+                    "world_path": world_path,
+                    "agent": agent,
+                    "repeats": repeats,
+                    "tasks": len({run.task_id for run in planned}),
+                    "task_runs": len(planned),
+                    "scored": scored,
+                    "phase": "created",
+                    "status": "active",
+                    "created_at": created,
+                    "key_id": key_id,
+                },
             )
-            if planned:
-                connection.execute(
-                    insert(task_runs),
-                    [
-                        {
-                            "id": run.id,
-                            "benchmark_run_id": run_id,
-                            "position": position,
-                            "task_id": run.task_id,
-                            "repeat": run.repeat,
-                            "split": splits[run.task_id],
-                            "phase": "created",
-                            "status": "active",
-                            "created_at": created,
-                        }
-                        for position, run in enumerate(planned)
-                    ],
-                )
+            transaction.write(
+                "ADD_PLANNED",
+                [
+                    {
+                        "id": run.id,
+                        "benchmark_run_id": run_id,
+                        "position": position,
+                        "task_id": run.task_id,
+                        "repeat": run.repeat,
+                        "split": splits[run.task_id],
+                        "phase": "created",
+                        "status": "active",
+                        "created_at": created,
+                    }
+                    for position, run in enumerate(planned)
+                ],
+            )
 
     def start_benchmark_run(self, run_id: str) -> None:
         """Phase `started` (again, when resumed); unfinished task runs are active once more."""
-        with self.engine.begin() as connection:
-            connection.execute(
-                update(benchmark_runs)
-                .where(benchmark_runs.c.id == run_id)
-                .values(
-                    phase="started",
-                    status="active",
-                    finished_at=None,
-                    started_at=func.coalesce(benchmark_runs.c.started_at, now()),
-                )
-            )
-            connection.execute(
-                update(task_runs)
-                .where(task_runs.c.benchmark_run_id == run_id, UNFINISHED)
-                .values(status="active")
-            )
+        with self.statements.transaction() as transaction:
+            transaction.write("START_RUN", {"b_id": run_id, "b_now": now()})
+            transaction.write("REACTIVATE", {"b_run": run_id})
 
     def finish_benchmark_run(
         self, run_id: str, *, phase: str, status: str, figures: dict[str, Any] | None
     ) -> bool:
         """Phase `completed` or `cancelled` with the run's figures; unfinished task runs are
         cancelled. Only once: False when the run had already finished (another server did it)."""
-        with self.engine.begin() as connection:
-            moved = connection.execute(
-                update(benchmark_runs)
-                .where(
-                    benchmark_runs.c.id == run_id,
-                    benchmark_runs.c.phase.not_in(("completed", "cancelled")),
-                )
-                .values(
-                    phase=phase,
-                    status=status,
-                    finished_at=now(),
-                    figures=figures,
-                    score=None if figures is None else figures["score"],
-                    verdict=None if figures is None else figures["verdict"],
-                )
-            ).rowcount
+        with self.statements.transaction() as transaction:
+            moved = transaction.write(
+                "FINISH_RUN",
+                {
+                    "b_id": run_id,
+                    "phase": phase,
+                    "status": status,
+                    "finished_at": now(),
+                    "figures": figures,
+                    "score": None if figures is None else figures["score"],
+                    "verdict": None if figures is None else figures["verdict"],
+                },
+            )
             if not moved:
                 return False
-            connection.execute(
-                update(task_runs)
-                .where(task_runs.c.benchmark_run_id == run_id, UNFINISHED)
-                .values(status="cancelled")
-            )
+            transaction.write("CANCEL_UNFINISHED", {"b_run": run_id})
         return True
 
     def count_task_runs(self, run_id: str) -> None:
         """Set a run's task and task-run counts from the task runs it holds: an open-ended run
         (an RL environment's, which draws its tasks as it goes) plans none in advance."""
+        from sqlalchemy import func, select, update
+
+        from assay.runs.store.tables import benchmark_runs, task_runs
+
         held = task_runs.c.benchmark_run_id == run_id
         with self.engine.begin() as connection:
             tasks, runs = connection.execute(
@@ -190,18 +211,14 @@ class Store(TaskRunReads, ValidationRecords, BuildRecords, KeyRecords):
 
     def benchmark_run(self, run_id: str, parameter: str = "RUN") -> RunRecord:
         """The run with this id, or the only one whose id starts with it; UnknownRun otherwise."""
-        with self.engine.connect() as connection:
-            rows = connection.execute(
-                select(benchmark_runs).where(benchmark_runs.c.id == run_id)
-            ).all()
+        with self.statements.transaction() as transaction:
+            rows = transaction.rows("RUN", {"b_id": run_id})
             if not rows:
-                rows = connection.execute(
-                    select(benchmark_runs)
-                    .where(benchmark_runs.c.id.startswith(run_id, autoescape=True))
-                    .limit(2)
-                ).all()
-        if len(rows) == 1:
-            return self._with_finished(rows[0])
+                like = run_id.replace("/", "//").replace("%", "/%").replace("_", "/_") + "%"
+                rows = transaction.rows("RUN_BY_PREFIX", {"b_like": like})
+            if len(rows) == 1:
+                count = {"b_run": rows[0].id}
+                return run_record(rows[0], transaction.rows("FINISHED_COUNT", count)[0][0])
         if rows:
             raise UnknownRun(f"{parameter}: {run_id!r} matches several benchmark runs; give more")
         raise UnknownRun(f"{parameter}: no benchmark run {run_id!r} in {self.location.shown}")
@@ -217,6 +234,10 @@ class Store(TaskRunReads, ValidationRecords, BuildRecords, KeyRecords):
     ) -> list[RunRecord]:
         """The newest benchmark runs first; `world` and `agent` match exactly, `since` and `before`
         bound the creation time (ISO text, `since` included)."""
+        from sqlalchemy import func, select
+
+        from assay.runs.store.tables import benchmark_runs, task_runs
+
         where = []
         if world:
             where.append(benchmark_runs.c.world == world)
@@ -245,15 +266,6 @@ class Store(TaskRunReads, ValidationRecords, BuildRecords, KeyRecords):
             )
         return [run_record(row, counts.get(row.id, 0)) for row in rows]
 
-    def _with_finished(self, row: Any) -> RunRecord:
-        with self.engine.connect() as connection:
-            finished = connection.execute(
-                select(func.count()).where(
-                    task_runs.c.benchmark_run_id == row.id, task_runs.c.phase == "completed"
-                )
-            ).scalar_one()
-        return run_record(row, finished)
-
     # Task runs
 
     def save_task_run(
@@ -262,6 +274,10 @@ class Store(TaskRunReads, ValidationRecords, BuildRecords, KeyRecords):
         """Store a finished task run whole, with its check runs and trajectory, replacing any before
         (`first` says there is none); the ids its check runs got, in order. (A served task run is
         stored by `Progress.save_completed`, which claims it.)"""
+        from sqlalchemy import delete, func, insert, select, update
+
+        from assay.runs.store.tables import check_runs, task_runs, trajectories
+
         parts = split_result(result)
         values = {
             **result_values(result, parts),

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from sqlalchemy import Engine, and_, insert, select
+from typing import TYPE_CHECKING, Any
 
 from assay.runs.stamps import now
-from assay.runs.store.tables import validations
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from assay.runs.store.lite import Statements
 
 
 class ValidationRecords:
     """The two methods `assay validate` and withdrawn tasks need of the store."""
 
     engine: Engine
+    statements: Statements
 
     def save_validation(
         self,
@@ -25,6 +28,10 @@ class ValidationRecords:
         record: dict[str, Any],
     ) -> None:
         """Keep one task's validation record; earlier ones stay as history."""
+        from sqlalchemy import insert
+
+        from assay.runs.store.tables import validations
+
         with self.engine.begin() as connection:
             connection.execute(
                 insert(validations).values(
@@ -41,12 +48,8 @@ class ValidationRecords:
     def latest_validations(self, world: str, version: str) -> list[dict[str, Any]]:
         """The newest validation of each (task_id, task_hash) of a world version, as
         `{task_id, task_hash, passed, record, validated_at}`."""
-        with self.engine.connect() as connection:
-            rows = connection.execute(
-                select(validations)
-                .where(and_(validations.c.world == world, validations.c.version == version))
-                .order_by(validations.c.id)
-            ).all()
+        with self.statements.transaction() as transaction:
+            rows = transaction.rows("VALIDATIONS", {"b_world": world, "b_version": version})
         latest = {
             (row.task_id, row.task_hash): {
                 "task_id": row.task_id,

@@ -1,0 +1,150 @@
+"""The statements of `assay run`'s path through the store, by name, written once as SQLAlchemy
+constructs: compiled for SQLite ahead of time into `sqlite_statements` (`python -m
+assay.runs.store.generate`), so that a run on an SQLite file never imports SQLAlchemy, and for
+another database when its store opens (`assay.runs.store.lite`)."""
+
+from __future__ import annotations
+
+from sqlalchemy import and_, bindparam, delete, func, insert, select, update
+from sqlalchemy.sql import ClauseElement
+
+from assay.runs.rows import TaskRow
+from assay.runs.store.migrate import ALEMBIC_VERSION
+from assay.runs.store.records import CHECK_FIELDS
+from assay.runs.store.tables import (
+    HEAD,
+    benchmark_runs,
+    check_runs,
+    task_runs,
+    trajectories,
+    validations,
+)
+
+# a finished task run's row, whatever it held before (`stored_result_row` gives its parameters)
+STORE_RESULT = (
+    update(task_runs)
+    .where(task_runs.c.id == bindparam("b_id"), task_runs.c.benchmark_run_id == bindparam("b_run"))
+    # the mark made as it began stands (a served task run graded after a restart has no other)
+    .values(started_at=func.coalesce(task_runs.c.started_at, bindparam("b_started")))
+)
+# the columns `result_values` gives, and when it finished
+CLAIM_KEYS = [
+    *("phase", "status", "outcome", "reward", "score", "verdict", "axes", "summary", "result"),
+    "finished_at",
+]
+CHECK_KEYS = ["id", "task_run_id", "position", "kind", *CHECK_FIELDS]
+RUN_KEYS = [
+    *("id", "world", "world_version", "world_path", "agent", "repeats", "tasks", "task_runs"),
+    *("scored", "phase", "status", "created_at", "key_id"),
+]
+PLANNED_KEYS = [
+    *("id", "benchmark_run_id", "position", "task_id", "repeat", "split", "phase", "status"),
+    "created_at",
+]
+STATE_COLUMNS = ("id", "task_id", "repeat", "split", "phase", "status", "outcome")
+
+_OF_RUN = task_runs.c.benchmark_run_id == bindparam("b_run")
+_UNFINISHED = task_runs.c.phase != "completed"
+# a finished task run with a result (one cancelled before it started has none), among the
+# positions `b_first`..`b_last`: each page `each_result` reads
+_FINISHED = (_OF_RUN, task_runs.c.phase == "completed", task_runs.c.result.is_not(None))
+_PAGE = (*_FINISHED, task_runs.c.position.between(bindparam("b_first"), bindparam("b_last")))
+_THIS_RUN = (task_runs.c.id == bindparam("b_id"), _OF_RUN, _UNFINISHED)
+
+# name: (statement, the columns an INSERT or UPDATE is given)
+PATH: dict[str, tuple[ClauseElement, list[str] | None]] = {
+    "STAMP_HEAD": (insert(ALEMBIC_VERSION).values(version_num=HEAD), None),
+    "REVISIONS": (select(ALEMBIC_VERSION.c.version_num), None),
+    "VALIDATIONS": (
+        select(validations)
+        .where(
+            validations.c.world == bindparam("b_world"),
+            validations.c.version == bindparam("b_version"),
+        )
+        .order_by(validations.c.id),
+        None,
+    ),
+    "ADD_RUN": (insert(benchmark_runs), RUN_KEYS),
+    "ADD_PLANNED": (insert(task_runs), PLANNED_KEYS),
+    "START_RUN": (
+        update(benchmark_runs)
+        .where(benchmark_runs.c.id == bindparam("b_id"))
+        .values(
+            phase="started",
+            status="active",
+            finished_at=None,
+            started_at=func.coalesce(benchmark_runs.c.started_at, bindparam("b_now")),
+        ),
+        None,
+    ),
+    "REACTIVATE": (update(task_runs).where(_OF_RUN, _UNFINISHED).values(status="active"), None),
+    "FINISH_RUN": (
+        update(benchmark_runs).where(
+            benchmark_runs.c.id == bindparam("b_id"),
+            # not NOT IN: an expanding list has no fixed text to compile ahead of time
+            and_(benchmark_runs.c.phase != "completed", benchmark_runs.c.phase != "cancelled"),
+        ),
+        ["phase", "status", "finished_at", "figures", "score", "verdict"],
+    ),
+    "CANCEL_UNFINISHED": (
+        update(task_runs).where(_OF_RUN, _UNFINISHED).values(status="cancelled"),
+        None,
+    ),
+    "RUN": (select(benchmark_runs).where(benchmark_runs.c.id == bindparam("b_id")), None),
+    # `startswith(autoescape=True)` with the escaping done on the given text (`Store.benchmark_run`)
+    "RUN_BY_PREFIX": (
+        select(benchmark_runs)
+        .where(benchmark_runs.c.id.like(bindparam("b_like"), escape="/"))
+        .limit(2),
+        None,
+    ),
+    "FINISHED_COUNT": (select(func.count()).where(_OF_RUN, task_runs.c.phase == "completed"), None),
+    "TASK_ROWS": (
+        select(*(task_runs.c[name] for name in TaskRow._fields))
+        .where(_OF_RUN, task_runs.c.phase == "completed", task_runs.c.status != "cancelled")
+        .order_by(task_runs.c.position),
+        None,
+    ),
+    "TASK_STATES": (
+        select(*(task_runs.c[name] for name in STATE_COLUMNS))
+        .where(_OF_RUN)
+        .order_by(task_runs.c.position),
+        None,
+    ),
+    "FINISHED_POSITIONS": (
+        select(task_runs.c.position).where(*_FINISHED).order_by(task_runs.c.position),
+        None,
+    ),
+    "RESULT_PAGE": (
+        select(task_runs.c.id, task_runs.c.result, task_runs.c.axes, task_runs.c.summary)
+        .where(*_PAGE)
+        .order_by(task_runs.c.position),
+        None,
+    ),
+    "CHECK_PAGE": (
+        select(check_runs)
+        .join(task_runs, task_runs.c.id == check_runs.c.task_run_id)
+        .where(*_PAGE)
+        .order_by(check_runs.c.task_run_id, check_runs.c.position),
+        None,
+    ),
+    "TRAJECTORY_PAGE": (
+        select(trajectories.c.task_run_id, trajectories.c.trajectory)
+        .join(task_runs, task_runs.c.id == trajectories.c.task_run_id)
+        .where(*_PAGE),
+        None,
+    ),
+    # the batch writer's (`assay.runs.store.batch`)
+    "MARK_STARTED": (
+        update(task_runs).where(*_THIS_RUN).values(phase="started", status="active"),
+        ["started_at"],
+    ),
+    "STORE_RESULT": (STORE_RESULT, CLAIM_KEYS),
+    "DROP_CHECKS": (delete(check_runs).where(check_runs.c.task_run_id == bindparam("b_id")), None),
+    "DROP_TRAJECTORY": (
+        delete(trajectories).where(trajectories.c.task_run_id == bindparam("b_id")),
+        None,
+    ),
+    "ADD_CHECKS": (insert(check_runs), CHECK_KEYS),
+    "ADD_TRAJECTORY": (insert(trajectories), ["task_run_id", "trajectory"]),
+}
