@@ -1,6 +1,6 @@
 """`assay run` of one task imports only what that run needs: no sqlglot once the world's proofs
 are kept, no Rich for --json, no container-format loading for a database world, no SQLAlchemy for
-a store in an SQLite file (fresh or resumed)."""
+a store in an SQLite file (fresh or resumed), no process pool for one worker."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ SHOP = Path(__file__).resolve().parents[2] / "worlds" / "shop"
 NOT_NEEDED = (
     *("sqlglot", "rich", "assay.world.sandbox", "assay.trust.validate", "alembic"),
     "sqlalchemy",
+    "multiprocessing",  # the process pool, for more than one worker
 )
 
 

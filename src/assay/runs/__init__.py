@@ -20,10 +20,10 @@ _EXPORTS = {
     "assay.runs.aggregate": ["Figures", "aggregate"],
     "assay.runs.benchmark": ["Benchmark", "open_benchmark"],
     "assay.runs.cluster": ["RayExecutor"],
-    "assay.runs.execute": ["Executor", "SerialExecutor"],
+    "assay.runs.execute": ["Executor", "SerialExecutor", "executor_for"],
     "assay.runs.grade": ["grade"],
     "assay.runs.plan": ["PlannedRun", "plan", "select_tasks"],
-    "assay.runs.pool": ["ProcessExecutor", "executor_for"],
+    "assay.runs.pool": ["ProcessExecutor"],
     "assay.runs.run": ["BenchmarkOutcome", "BenchmarkRunResult", "prepare", "run_benchmark"],
     "assay.runs.taskrun": ["run_task"],
 }

@@ -6,6 +6,7 @@ reported, then the executor raises KeyboardInterrupt. A second one raises it at 
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -122,3 +123,21 @@ class SerialExecutor:
                     on_result(run_planned(benchmark, make_agent, run, agent))
         finally:
             close_agents(make_agent)
+
+
+def executor_for(
+    workers: int | None,
+    runs: int,
+    action_timeout_s: float = DEFAULT_ACTION_TIMEOUT_S,
+    concurrency: int = 1,
+) -> Executor:
+    """One process for one worker (or one task run); a pool otherwise. None: one per core, unless
+    task runs are to run concurrently in threads: then one process, unless `workers` says more.
+    `concurrency`: task runs in flight at once in each process."""
+    default = 1 if concurrency > 1 else (os.cpu_count() or 1)
+    count = workers if workers is not None else default
+    if count <= 1 or runs <= 1:
+        return SerialExecutor(action_timeout_s, concurrency)
+    from assay.runs.pool import ProcessExecutor  # multiprocessing only for a pool
+
+    return ProcessExecutor(count, action_timeout_s, concurrency)

@@ -30,7 +30,6 @@ from assay.runs.execute import (
     STOP_SIGNALS,
     OnResult,
     OnStart,
-    SerialExecutor,
     Stop,
     run_planned,
     stopping,
@@ -258,19 +257,3 @@ def _end(workers: list[_Worker]) -> None:
                 worker.process.kill()
             worker.process.join()
             worker.channel.close()
-
-
-def executor_for(
-    workers: int | None,
-    runs: int,
-    action_timeout_s: float = DEFAULT_ACTION_TIMEOUT_S,
-    concurrency: int = 1,
-) -> SerialExecutor | ProcessExecutor:
-    """One process for one worker (or one task run); a pool otherwise. None: one per core, unless
-    task runs are to run concurrently in threads: then one process, unless `workers` says more.
-    `concurrency`: task runs in flight at once in each process."""
-    default = 1 if concurrency > 1 else (os.cpu_count() or 1)
-    count = workers if workers is not None else default
-    if count <= 1 or runs <= 1:
-        return SerialExecutor(action_timeout_s, concurrency)
-    return ProcessExecutor(count, action_timeout_s, concurrency)
