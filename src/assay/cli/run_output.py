@@ -43,8 +43,14 @@ def write_json(records: Store, outcome: BenchmarkOutcome) -> None:
     head = json.dumps({"benchmark_run": outcome.benchmark_run.model_dump(mode="json")})
     out = sys.stdout
     out.write(head[:-1] + ', "task_runs": [')
-    for index, result in enumerate(each_shown(records, outcome)):
-        out.write((", " if index else "") + json.dumps(result.as_json(trajectory=True)))
+    run_id = outcome.benchmark_run.id
+    shown = (
+        (result.as_json(trajectory=True) for result in each_shown(records, outcome))
+        if outcome.benchmark_run.scored_run  # redacted through the model
+        else records.each_result_json(run_id)
+    )
+    for index, data in enumerate(shown):
+        out.write((", " if index else "") + json.dumps(data))
     out.write("]}\n")
     out.flush()
 

@@ -41,6 +41,17 @@ def test_a_run_round_trips(store, results):
     assert record.started_at <= record.finished_at
 
 
+def test_results_read_back_as_json_are_the_models_json_text_for_text(store, results):
+    run_id = create(store, results)
+    store.start_benchmark_run(run_id)
+    for result in results:
+        store.save_task_run(run_id, result)
+    as_json = [json.dumps(data) for data in store.each_result_json(run_id, page=7)]
+    through_the_model = store.each_result(run_id, trajectories_too=True)
+    assert as_json == [json.dumps(result.as_json()) for result in through_the_model]
+    assert as_json == [json.dumps(result.as_json()) for result in results]
+
+
 def test_each_check_run_is_a_row_and_each_trajectory_too(store, results):
     run_id = create(store, results[:3])
     for result in results[:3]:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from assay.runs.rows import TaskRow
-from assay.runs.store.records import TaskRunState, check_json, result_of, task_row
+from assay.runs.store.records import TaskRunState, check_json, result_json, result_of, task_row
 from assay.score.result import TaskRunResult
 
 if TYPE_CHECKING:
@@ -50,6 +50,18 @@ class TaskRunReads:
     ) -> Iterator[TaskRunResult]:
         """The run's finished task runs in full, in order, read `page` at a time so that a run of
         any size is never all in memory."""
+        for row, checks, trajectory in self._each_stored(run_id, trajectories_too, page):
+            yield result_of(row, checks, trajectory)
+
+    def each_result_json(self, run_id: str, *, page: int = 200) -> Iterator[dict[str, Any]]:
+        """`each_result` with trajectories, each already in its JSON form (`as_json`): put
+        together from the stored JSON rather than validated into the model and dumped again."""
+        for row, checks, trajectory in self._each_stored(run_id, True, page):
+            yield result_json(row, checks, trajectory)
+
+    def _each_stored(
+        self, run_id: str, trajectories_too: bool, page: int
+    ) -> Iterator[tuple[Any, list[dict[str, Any]], dict[str, Any] | None]]:
         with self.statements.transaction() as transaction:
             found = transaction.rows("FINISHED_POSITIONS", {"b_run": run_id})
         # each position once: a page holds every task run at its positions, never one twice
@@ -58,8 +70,8 @@ class TaskRunReads:
             chosen = positions[start : start + page]
             bounds = {"b_run": run_id, "b_first": chosen[0], "b_last": chosen[-1]}
             with self.statements.transaction() as transaction:
-                results = _page(transaction, bounds, trajectories_too)
-            yield from results
+                stored = _page(transaction, bounds, trajectories_too)
+            yield from stored
 
     def _results(self, where: list[Any], trajectories_too: bool) -> list[TaskRunResult]:
         from sqlalchemy import select
@@ -95,14 +107,15 @@ class TaskRunReads:
 
 def _page(
     transaction: Transaction, bounds: dict[str, Any], trajectories_too: bool
-) -> list[TaskRunResult]:
-    """The finished task runs among positions `b_first`..`b_last` of run `b_run`, in full."""
+) -> list[tuple[Any, list[dict[str, Any]], dict[str, Any] | None]]:
+    """The finished task runs among positions `b_first`..`b_last` of run `b_run`: each one's row,
+    check runs and trajectory (None without `trajectories_too`)."""
     rows = transaction.rows("RESULT_PAGE", bounds)
     checks: dict[str, list[dict[str, Any]]] = {row.id: [] for row in rows}
     for check in transaction.rows("CHECK_PAGE", bounds):
         checks[check.task_run_id].append(check_json(check))
     saved = dict(transaction.rows("TRAJECTORY_PAGE", bounds)) if trajectories_too else {}
-    return [result_of(row, checks[row.id], saved.get(row.id)) for row in rows]
+    return [(row, checks[row.id], saved.get(row.id)) for row in rows]
 
 
 def _finished(run_id: str) -> list[Any]:

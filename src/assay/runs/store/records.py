@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from assay.runs.plan import new_id
 from assay.runs.rows import TaskRow
 from assay.score.result import TaskRunResult
+from assay.verify.model import CheckRun
 
 if TYPE_CHECKING:  # rows of SQLAlchemy's, or of `assay.runs.store.lite` (named tuples)
     from sqlalchemy import Row
@@ -15,6 +16,10 @@ if TYPE_CHECKING:  # rows of SQLAlchemy's, or of `assay.runs.store.lite` (named 
 # Parts of a result kept in their own columns or tables rather than in `task_runs.result`.
 APART = ("checks", "trajectory", "axes", "summary")
 CHECK_FIELDS = ("name", "type", "weight", "axis", "passed", "score", "details", "evidence")
+# a check run's JSON keys in the order the model dumps them, each with its column
+CHECK_JSON = {
+    field.alias or name: name for name, field in CheckRun.model_fields.items() if name != "judged"
+}
 
 
 @dataclass(frozen=True)
@@ -129,8 +134,8 @@ def stored_result_row(
 
 
 def check_json(row: Row) -> dict[str, Any]:
-    """A stored check run in its JSON form."""
-    return {"assert": row.kind, **{name: getattr(row, name) for name in CHECK_FIELDS}}
+    """A stored check run in its JSON form, keys in the order the model dumps them."""
+    return {key: getattr(row, column) for key, column in CHECK_JSON.items()}
 
 
 def result_of(
@@ -140,3 +145,17 @@ def result_of(
     data = dict(row.result)
     data.update(axes=row.axes, summary=row.summary, checks=checks, trajectory=trajectory)
     return TaskRunResult.model_validate(data)
+
+
+# the result's keys in the order its JSON has them (the model's fields)
+RESULT_KEYS = tuple(field.alias or name for name, field in TaskRunResult.model_fields.items())
+
+
+def result_json(
+    row: Row, checks: list[dict[str, Any]], trajectory: dict[str, Any] | None
+) -> dict[str, Any]:
+    """A stored task run in its JSON form, what `result_of(…).as_json()` gives: each part was
+    stored as that JSON. (A field added to the result later needs its default here too.)"""
+    data = row.result
+    parts = {"axes": row.axes, "summary": row.summary, "checks": checks, "trajectory": trajectory}
+    return {key: parts[key] if key in parts else data[key] for key in RESULT_KEYS}
