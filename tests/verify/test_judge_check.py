@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 from modelkit import StandIn
 from worldkit import write_world
 
+from assay.cli.app import run_app
 from assay.runs import open_benchmark
 from assay.runs.plan import new_id
 from assay.runs.taskrun import run_task
@@ -122,3 +124,20 @@ def test_validate_warns_when_only_a_judge_decides(desk, monkeypatch):
     assert task.proofs["static"].warnings == [
         "every goal is a judge check: a model alone decides whether the task is done"
     ]
+
+
+def test_assay_run_json_marks_the_judged_check_run_read_back_from_the_store(
+    desk, monkeypatch, capsys, tmp_path
+):
+    monkeypatch.setenv("ASSAY_HOME", str(tmp_path / "home"))
+    with StandIn(verdict()) as stand_in:
+        for scored in ([], ["--scored"]):
+            argv = ["assay", "run", str(desk), "--task", "greet", "--judge-model", "judge-1"]
+            argv += ["--base-url", stand_in.url, "--model-retries", "0"]
+            monkeypatch.setattr(sys, "argv", [*argv, "--json", *scored])
+            with pytest.raises(SystemExit) as done:
+                run_app()
+            assert not done.value.code
+            [task_run] = json.loads(capsys.readouterr().out)["task_runs"]
+            assert task_run["outcome"] == "verified", task_run["error"]
+            assert [check.get("judged") for check in task_run["checks"]] == [None, True]

@@ -25,6 +25,7 @@ from assay.runs.store.location import connect, locate
 from assay.runs.store.migrate import MIGRATIONS
 from assay.runs.store.repository import Store
 from assay.runs.store.statements import PATH
+from assay.runs.store.tables import HEAD
 
 STAMP = "2026-01-02T03:04:05.000006Z"
 
@@ -182,7 +183,7 @@ def test_an_older_store_is_migrated_by_sqlalchemy_then_runs_on_sqlite3(tmp_path,
         record(store, results, None)
         assert store.benchmark_run("br_same").key_id is None
     with sqlite3.connect(path) as connection:
-        assert connection.execute("SELECT * FROM alembic_version").fetchall() == [("0003",)]
+        assert connection.execute("SELECT * FROM alembic_version").fetchall() == [(HEAD,)]
 
 
 def test_an_engine_made_for_other_methods_sees_what_sqlite3_wrote(tmp_path, results):

@@ -52,6 +52,22 @@ def test_results_read_back_as_json_are_the_models_json_text_for_text(store, resu
     assert as_json == [json.dumps(result.as_json()) for result in results]
 
 
+def test_a_judged_check_run_is_still_marked_judged_when_read_back(store, results):
+    first = next(result for result in results if len(result.checks) > 1)
+    judged = first.model_copy(
+        update={"checks": [first.checks[0].model_copy(update={"judged": True}), *first.checks[1:]]}
+    )
+    run_id = create(store, [judged])
+    store.save_task_run(run_id, judged)
+    [back] = store.results(run_id)
+    assert [check.judged for check in back.checks] == [True] + [False] * (len(back.checks) - 1)
+    [data] = store.each_result_json(run_id)
+    assert [check.get("judged") for check in data["checks"]] == [
+        check.as_json().get("judged") for check in back.checks
+    ]
+    assert data["checks"][0]["judged"] is True
+
+
 def test_each_check_run_is_a_row_and_each_trajectory_too(store, results):
     run_id = create(store, results[:3])
     for result in results[:3]:

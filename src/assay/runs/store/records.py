@@ -16,7 +16,9 @@ if TYPE_CHECKING:  # rows of SQLAlchemy's, or of `assay.runs.store.lite` (named 
 # Parts of a result kept in their own columns or tables rather than in `task_runs.result`.
 APART = ("checks", "trajectory", "axes", "summary")
 CHECK_FIELDS = ("name", "type", "weight", "axis", "passed", "score", "details", "evidence")
+CHECK_COLUMNS = (*CHECK_FIELDS, "judged")
 # a check run's JSON keys in the order the model dumps them, each with its column
+# (`judged` only when true, as the model dumps it)
 CHECK_JSON = {
     field.alias or name: name for name, field in CheckRun.model_fields.items() if name != "judged"
 }
@@ -115,6 +117,7 @@ def check_values(task_run_id: str, checks: list[dict[str, Any]]) -> list[dict]:
             "position": position,
             "kind": check["assert"],
             **{name: check[name] for name in CHECK_FIELDS},
+            "judged": check.get("judged", False),  # in the JSON only when true
         }
         for position, check in enumerate(checks)
     ]
@@ -135,7 +138,10 @@ def stored_result_row(
 
 def check_json(row: Row) -> dict[str, Any]:
     """A stored check run in its JSON form, keys in the order the model dumps them."""
-    return {key: getattr(row, column) for key, column in CHECK_JSON.items()}
+    data = {key: getattr(row, column) for key, column in CHECK_JSON.items()}
+    if row.judged:
+        data["judged"] = True
+    return data
 
 
 def result_of(

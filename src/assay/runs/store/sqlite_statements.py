@@ -3,7 +3,7 @@
 STATEMENTS: name → (SQL, its parameters in order, the literals among them, each parameter's bind
 processing, the columns of its rows, each column's result processing); DDL: a new store's."""
 
-HEAD = "0003"
+HEAD = "0004"
 
 DDL = (
     "\nCREATE TABLE benchmark_runs (\n\tid VARCHAR(64) NOT NULL, \n\tworld VARCHAR(200) NOT NULL, \n\tworld_version VARCHAR(100) NOT NULL, \n\tworld_path TEXT NOT NULL, \n\tagent TEXT NOT NULL, \n\trepeats INTEGER NOT NULL, \n\ttasks INTEGER NOT NULL, \n\ttask_runs INTEGER NOT NULL, \n\tscored BOOLEAN NOT NULL, \n\tphase VARCHAR(16) NOT NULL, \n\tstatus VARCHAR(16) NOT NULL, \n\tscore FLOAT, \n\tverdict VARCHAR(16), \n\tfigures JSON, \n\tcreated_at VARCHAR(32) NOT NULL, \n\tstarted_at VARCHAR(32), \n\tfinished_at VARCHAR(32), \n\ttoken_hash VARCHAR(64), \n\ttoken_expires_at VARCHAR(32), \n\tkey_id VARCHAR(64), \n\tPRIMARY KEY (id)\n)\n\n",
@@ -17,7 +17,7 @@ DDL = (
     "CREATE UNIQUE INDEX ix_api_keys_key_hash ON api_keys (key_hash)",
     "\nCREATE TABLE task_runs (\n\tid VARCHAR(64) NOT NULL, \n\tbenchmark_run_id VARCHAR(64) NOT NULL, \n\tposition INTEGER NOT NULL, \n\ttask_id VARCHAR(200) NOT NULL, \n\trepeat INTEGER NOT NULL, \n\tsplit VARCHAR(16) NOT NULL, \n\tphase VARCHAR(16) NOT NULL, \n\tstatus VARCHAR(16) NOT NULL, \n\toutcome VARCHAR(16), \n\treward INTEGER, \n\tscore FLOAT, \n\tverdict VARCHAR(16), \n\taxes JSON, \n\tsummary JSON, \n\tresult JSON, \n\tcreated_at VARCHAR(32) NOT NULL, \n\tstarted_at VARCHAR(32), \n\tfinished_at VARCHAR(32), \n\tPRIMARY KEY (id), \n\tCONSTRAINT uq_task_runs_repeat UNIQUE (benchmark_run_id, task_id, repeat), \n\tFOREIGN KEY(benchmark_run_id) REFERENCES benchmark_runs (id) ON DELETE CASCADE\n)\n\n",
     "CREATE INDEX ix_task_runs_benchmark_run_id ON task_runs (benchmark_run_id)",
-    "\nCREATE TABLE check_runs (\n\tid VARCHAR(64) NOT NULL, \n\ttask_run_id VARCHAR(64) NOT NULL, \n\tposition INTEGER NOT NULL, \n\tname TEXT NOT NULL, \n\ttype VARCHAR(16) NOT NULL, \n\tkind VARCHAR(64) NOT NULL, \n\tweight FLOAT NOT NULL, \n\taxis VARCHAR(200), \n\tpassed BOOLEAN NOT NULL, \n\tscore FLOAT NOT NULL, \n\tdetails TEXT, \n\tevidence JSON, \n\tPRIMARY KEY (id), \n\tFOREIGN KEY(task_run_id) REFERENCES task_runs (id) ON DELETE CASCADE\n)\n\n",
+    "\nCREATE TABLE check_runs (\n\tid VARCHAR(64) NOT NULL, \n\ttask_run_id VARCHAR(64) NOT NULL, \n\tposition INTEGER NOT NULL, \n\tname TEXT NOT NULL, \n\ttype VARCHAR(16) NOT NULL, \n\tkind VARCHAR(64) NOT NULL, \n\tweight FLOAT NOT NULL, \n\taxis VARCHAR(200), \n\tpassed BOOLEAN NOT NULL, \n\tscore FLOAT NOT NULL, \n\tdetails TEXT, \n\tevidence JSON, \n\tjudged BOOLEAN DEFAULT 0 NOT NULL, \n\tPRIMARY KEY (id), \n\tFOREIGN KEY(task_run_id) REFERENCES task_runs (id) ON DELETE CASCADE\n)\n\n",
     "CREATE INDEX ix_check_runs_task_run_id ON check_runs (task_run_id)",
     "\nCREATE TABLE trajectories (\n\ttask_run_id VARCHAR(64) NOT NULL, \n\ttrajectory JSON NOT NULL, \n\tPRIMARY KEY (task_run_id), \n\tFOREIGN KEY(task_run_id) REFERENCES task_runs (id) ON DELETE CASCADE\n)\n\n",
     "\nCREATE TABLE task_run_actions (\n\ttask_run_id VARCHAR(64) NOT NULL, \n\tseq INTEGER NOT NULL, \n\taction JSON NOT NULL, \n\tPRIMARY KEY (task_run_id, seq), \n\tFOREIGN KEY(task_run_id) REFERENCES task_runs (id) ON DELETE CASCADE\n)\n\n",
@@ -29,7 +29,7 @@ STATEMENTS = {
         "INSERT INTO alembic_version (version_num) VALUES (?)",
         ("version_num",),
         {
-            "version_num": "0003",
+            "version_num": "0004",
         },
         (None,),
         (),
@@ -469,7 +469,7 @@ STATEMENTS = {
         ),
     ),
     "CHECK_PAGE": (
-        "SELECT check_runs.id, check_runs.task_run_id, check_runs.position, check_runs.name, check_runs.type, check_runs.kind, check_runs.weight, check_runs.axis, check_runs.passed, check_runs.score, check_runs.details, check_runs.evidence \nFROM check_runs JOIN task_runs ON task_runs.id = check_runs.task_run_id \nWHERE task_runs.benchmark_run_id = ? AND task_runs.phase = ? AND task_runs.result IS NOT NULL AND task_runs.position BETWEEN ? AND ? ORDER BY check_runs.task_run_id, check_runs.position",
+        "SELECT check_runs.id, check_runs.task_run_id, check_runs.position, check_runs.name, check_runs.type, check_runs.kind, check_runs.weight, check_runs.axis, check_runs.passed, check_runs.score, check_runs.details, check_runs.evidence, check_runs.judged \nFROM check_runs JOIN task_runs ON task_runs.id = check_runs.task_run_id \nWHERE task_runs.benchmark_run_id = ? AND task_runs.phase = ? AND task_runs.result IS NOT NULL AND task_runs.position BETWEEN ? AND ? ORDER BY check_runs.task_run_id, check_runs.position",
         (
             "b_run",
             "phase_1",
@@ -498,6 +498,7 @@ STATEMENTS = {
             "score",
             "details",
             "evidence",
+            "judged",
         ),
         (
             None,
@@ -512,6 +513,7 @@ STATEMENTS = {
             None,
             None,
             "json",
+            "bool",
         ),
     ),
     "TRAJECTORY_PAGE": (
@@ -619,7 +621,7 @@ STATEMENTS = {
         (),
     ),
     "ADD_CHECKS": (
-        "INSERT INTO check_runs (id, task_run_id, position, name, type, kind, weight, axis, passed, score, details, evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO check_runs (id, task_run_id, position, name, type, kind, weight, axis, passed, score, details, evidence, judged) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             "id",
             "task_run_id",
@@ -633,6 +635,7 @@ STATEMENTS = {
             "score",
             "details",
             "evidence",
+            "judged",
         ),
         {},
         (
@@ -648,6 +651,7 @@ STATEMENTS = {
             "float",
             None,
             "json",
+            "bool",
         ),
         (),
         (),

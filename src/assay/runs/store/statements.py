@@ -10,7 +10,7 @@ from sqlalchemy.sql import ClauseElement
 
 from assay.runs.rows import TaskRow
 from assay.runs.store.migrate import ALEMBIC_VERSION
-from assay.runs.store.records import CHECK_FIELDS
+from assay.runs.store.records import CHECK_COLUMNS
 from assay.runs.store.tables import (
     HEAD,
     benchmark_runs,
@@ -32,7 +32,7 @@ CLAIM_KEYS = [
     *("phase", "status", "outcome", "reward", "score", "verdict", "axes", "summary", "result"),
     "finished_at",
 ]
-CHECK_KEYS = ["id", "task_run_id", "position", "kind", *CHECK_FIELDS]
+CHECK_KEYS = ["id", "task_run_id", "position", "kind", *CHECK_COLUMNS]
 RUN_KEYS = [
     *("id", "world", "world_version", "world_path", "agent", "repeats", "tasks", "task_runs"),
     *("scored", "phase", "status", "created_at", "key_id"),

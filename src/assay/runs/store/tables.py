@@ -15,9 +15,10 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    false,
 )
 
-HEAD = "0003"  # the newest migration; opening a store at this revision skips Alembic entirely
+HEAD = "0004"  # the newest migration; opening a store at this revision skips Alembic entirely
 
 Json = JSON()  # plain json on PostgreSQL too: the text is kept as serialised, keys in order
 Stamp = String(32)  # ISO-8601 UTC text, the form the JSON carries; it sorts as time does
@@ -98,6 +99,7 @@ check_runs = Table(
     Column("score", Float, nullable=False),
     Column("details", Text),
     Column("evidence", Json),
+    Column("judged", Boolean, nullable=False, server_default=false()),  # a model gave the verdict
     Index("ix_check_runs_task_run_id", "task_run_id"),
 )
 
