@@ -363,7 +363,7 @@ def _interrupter(db: object) -> Callable[[], object] | None:
 def _plain(result: Any, tool: str) -> Any:
     """The result as JSON would carry it; a tool that returns something else is a world bug."""
     try:
-        return json.loads(json.dumps(result, default=_as_text))
+        return json.loads(_RESULT_JSON.encode(result))
     except (TypeError, ValueError) as error:
         raise EnvironmentFailure(
             f"tool {tool} returned a value that is not JSON: {error}"
@@ -377,3 +377,6 @@ def _as_text(value: Any) -> str:
     if isinstance(value, Decimal | UUID):
         return str(value)
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+_RESULT_JSON = json.JSONEncoder(default=_as_text)  # json.dumps would build this at every call

@@ -19,6 +19,8 @@ from assay.world.reserved import INSERT_ACTION, INSERT_REQUEST
 from assay.world.services import Service
 from assay.world.tools import Tool
 
+_ARGS_JSON = json.JSONEncoder(sort_keys=True, default=str)  # json.dumps would build it every call
+
 
 @dataclass
 class World:
@@ -142,7 +144,7 @@ class LiveWorld:
     def record_action(
         self, kind: str, tool: str | None, args: Any, status: str, operation_id: str | None = None
     ) -> None:
-        text = None if args is None else json.dumps(args, sort_keys=True, default=str)
+        text = None if args is None else _ARGS_JSON.encode(args)
         self.db.execute(INSERT_ACTION, self.turn, kind, tool, text, status, operation_id)
 
     def freeze(self) -> None:
