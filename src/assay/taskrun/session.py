@@ -39,6 +39,8 @@ from assay.world.live import LiveWorld, World
 from assay.world.offline import offline
 from assay.world.tools import InvalidArguments, Tool
 
+BRIEFINGS_KEPT = 1024  # a clock that tools move far could make ever new times
+
 
 class SessionOver(RuntimeError):
     """An action arrived after the task run ended."""
@@ -92,7 +94,14 @@ class Session:
         )
 
     def _briefing(self) -> Briefing:
-        return briefing(self.world, self.task, self.live.now())
+        """The same for every task run of the role at the same time of the world's clock."""
+        key = (self.task.role, self.live.now())
+        found = self.world.briefings.get(key)
+        if found is None:
+            if len(self.world.briefings) >= BRIEFINGS_KEPT:
+                self.world.briefings.clear()
+            found = self.world.briefings[key] = briefing(self.world, self.task, key[1])
+        return found
 
     def act(self, action: AnyAction | dict[str, Any]) -> Observation:
         """Carry out one action and return the next observation; InvalidAction if it is none."""

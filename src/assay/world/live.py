@@ -38,6 +38,8 @@ class World:
     sandbox: Any = None  # a container-format dataset's SandboxTasks; None for a database world
     instructions: dict[str, str] = field(default_factory=dict)  # role → what its agents are told
     _described: dict[str, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
+    # (role, time) → what an agent of the role is told at that time of the clock (taskrun's Briefing)
+    briefings: dict[tuple[str, datetime], Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         if self.backend is None:
