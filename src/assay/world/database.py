@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from assay.world.guard import deadline, lock_readonly, refused_or_failed, track_writes
+from assay.world.guard import Deadline, lock_readonly, refused_or_failed, track_writes
 
 if TYPE_CHECKING:
     from assay.world.snapshot import Snapshot
@@ -177,7 +177,7 @@ class SqliteCopy(SqliteDatabase):
         QueryRefused, QueryFailed, QueryLimit or QueryTimeout when it fails.
         """
         try:
-            with deadline(self.connection, seconds):
+            with Deadline(self.connection, seconds):
                 cursor = self.connection.execute(sql, params)
                 try:
                     names = [column[0] for column in cursor.description or ()]
