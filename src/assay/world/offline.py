@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 REACHING_OUT = frozenset(
@@ -41,17 +39,27 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
         raise NetworkRefused(f"tools run offline: {event} to {target!r} refused")
 
 
-@contextmanager
-def offline() -> Iterator[None]:
-    """Within this block, the current thread cannot reach the network."""
-    global _installed
-    if not _installed:
-        with _lock:
-            if not _installed:
-                sys.addaudithook(_hook)
-                _installed = True
-    _inside.depth = getattr(_inside, "depth", 0) + 1
-    try:
-        yield
-    finally:
+class Offline:
+    """Within `with offline():` the current thread cannot reach the network. One instance serves
+    every thread (the depth is the thread's own); a class rather than a generator: it wraps every
+    tool call."""
+
+    def __enter__(self) -> None:
+        global _installed
+        if not _installed:
+            with _lock:
+                if not _installed:
+                    sys.addaudithook(_hook)
+                    _installed = True
+        _inside.depth = getattr(_inside, "depth", 0) + 1
+
+    def __exit__(self, *_: object) -> None:
         _inside.depth -= 1
+
+
+_OFFLINE = Offline()
+
+
+def offline() -> Offline:
+    """Within this block, the current thread cannot reach the network."""
+    return _OFFLINE
