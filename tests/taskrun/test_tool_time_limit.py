@@ -98,3 +98,12 @@ def test_another_alarm_handler_is_left_alone_and_a_late_call_still_overruns(slow
         assert (quick.error, quick.summary.termination) == (None, "finished")
     finally:
         signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.parametrize("tool", ["nap", "spin", "heavy"])
+def test_after_an_overrun_this_thread_may_reach_the_network_again(slow_desk, tool):
+    import socket
+
+    run_task(slow_desk, slow_desk.tasks["basic"], _Calls(tool), run_id="tr_x")
+    with socket.create_server(("127.0.0.1", 0)) as listener:  # only a tool's call is offline
+        socket.create_connection(listener.getsockname(), timeout=1).close()

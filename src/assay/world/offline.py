@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 REACHING_OUT = frozenset(
@@ -39,27 +41,17 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
         raise NetworkRefused(f"tools run offline: {event} to {target!r} refused")
 
 
-class Offline:
-    """Within `with offline():` the current thread cannot reach the network. One instance serves
-    every thread (the depth is the thread's own); a class rather than a generator: it wraps every
-    tool call."""
-
-    def __enter__(self) -> None:
-        global _installed
-        if not _installed:
-            with _lock:
-                if not _installed:
-                    sys.addaudithook(_hook)
-                    _installed = True
-        _inside.depth = getattr(_inside, "depth", 0) + 1
-
-    def __exit__(self, *_: object) -> None:
-        _inside.depth -= 1
-
-
-_OFFLINE = Offline()
-
-
-def offline() -> Offline:
+@contextmanager
+def offline() -> Iterator[None]:
     """Within this block, the current thread cannot reach the network."""
-    return _OFFLINE
+    global _installed
+    if not _installed:
+        with _lock:
+            if not _installed:
+                sys.addaudithook(_hook)
+                _installed = True
+    _inside.depth = getattr(_inside, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _inside.depth -= 1
