@@ -8,7 +8,7 @@ from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from assay.world.guard import Deadline, lock_readonly, refused_or_failed, track_writes
+from assay.world.guard import deadline, lock_readonly, refused_or_failed, track_writes
 
 if TYPE_CHECKING:
     from assay.world.snapshot import Snapshot
@@ -191,7 +191,7 @@ class SqliteCopy(SqliteDatabase):
         QueryRefused, QueryFailed, QueryLimit or QueryTimeout when it fails.
         """
         try:
-            with Deadline(self.connection, seconds):
+            with deadline(self.connection, seconds):
                 cursor = self.connection.execute(sql, params)
                 try:
                     names = [column[0] for column in cursor.description or ()]

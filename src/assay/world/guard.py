@@ -8,7 +8,8 @@ allows only reading actions, whatever the statement text says.
 from __future__ import annotations
 
 import sqlite3
-from types import TracebackType
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from assay.world.limits import VALUE_LIMIT, cap_heap, watchdog
 
@@ -93,31 +94,19 @@ def refused_or_failed(error: sqlite3.Error) -> QueryRefused | QueryFailed | Quer
     return QueryFailed(text)
 
 
-class Deadline:
-    """`with Deadline(connection, seconds):` interrupts any statement that runs longer than
-    `seconds` (QueryTimeout); a query out of memory is stopped (QueryLimit).
+@contextmanager
+def deadline(connection: sqlite3.Connection, seconds: float) -> Iterator[None]:
+    """Interrupt any statement that runs longer than `seconds`; a query out of memory is stopped.
 
     A watchdog thread interrupts the connection at the deadline; SQLite stops at its next step, so
-    one function call runs to its end (the length limit keeps such a call short). A class rather
-    than a generator: it wraps every check's query.
+    one function call runs to its end (the length limit keeps such a call short).
     """
-
-    def __init__(self, connection: sqlite3.Connection, seconds: float):
-        self.connection = connection
-        self.seconds = seconds
-        self._number = -1
-
-    def __enter__(self) -> None:
-        self._number = watchdog.arm(self.connection, self.seconds)
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        watchdog.disarm(self._number)
-        if isinstance(error, sqlite3.OperationalError) and "interrupted" in str(error):
-            raise QueryTimeout(f"stopped after {self.seconds:g}s") from None
-        if isinstance(error, MemoryError):
-            raise QueryLimit(OUT_OF_MEMORY) from None
+    try:
+        with watchdog.guard(connection, seconds):
+            yield
+    except sqlite3.OperationalError as error:
+        if "interrupted" in str(error):
+            raise QueryTimeout(f"stopped after {seconds:g}s") from None
+        raise
+    except MemoryError:
+        raise QueryLimit(OUT_OF_MEMORY) from None

@@ -11,7 +11,8 @@ import itertools
 import sqlite3
 import threading
 import time
-from contextlib import suppress
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 
 VALUE_LIMIT = (
     16 << 20
@@ -29,8 +30,8 @@ class Watchdog:
         self._wake = threading.Condition()
         self._thread: threading.Thread | None = None
 
-    def arm(self, connection: sqlite3.Connection, seconds: float) -> int:
-        """Interrupt `connection` in `seconds` unless `disarm` comes first; the number to disarm."""
+    @contextmanager
+    def guard(self, connection: sqlite3.Connection, seconds: float) -> Iterator[None]:
         number = next(self._numbers)
         due = time.monotonic() + seconds
         with self._wake:
@@ -39,11 +40,11 @@ class Watchdog:
                 self._wake.notify()  # else it wakes in time anyway: no thread switch per query
             heapq.heappush(self._due, (due, number, connection))
             self._live.add(number)
-        return number
-
-    def disarm(self, number: int) -> None:
-        with self._wake:  # after this, the watchdog cannot interrupt this query any more
-            self._live.discard(number)
+        try:
+            yield
+        finally:
+            with self._wake:  # after this, the watchdog cannot interrupt this query any more
+                self._live.discard(number)
 
     def _start(self) -> None:
         if self._thread is None or not self._thread.is_alive():
