@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping, Sequence
-from contextlib import AbstractContextManager
-from types import TracebackType
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from assay.world.guard import deadline, lock_readonly, refused_or_failed, track_writes
@@ -127,33 +126,20 @@ class SqliteDatabase:
         cursor = self.connection.execute(sql, params)
         return [column[0] for column in cursor.description or ()], cursor.fetchall()
 
-    def savepoint(self) -> Savepoint:
+    @contextmanager
+    def savepoint(self) -> Iterator[None]:
         """Everything inside is undone if it raises."""
-        return Savepoint(self.connection)
+        self.connection.execute("SAVEPOINT tool_call")
+        try:
+            yield
+        except BaseException:
+            self.connection.execute("ROLLBACK TO tool_call")
+            self.connection.execute("RELEASE tool_call")
+            raise
+        self.connection.execute("RELEASE tool_call")
 
     def close(self) -> None:
         self.connection.close()
-
-
-class Savepoint:
-    """`with Savepoint(connection):` undoes what ran inside if it raised. A class rather than a
-    generator: it wraps every tool call."""
-
-    def __init__(self, connection: sqlite3.Connection):
-        self.connection = connection
-
-    def __enter__(self) -> None:
-        self.connection.execute("SAVEPOINT tool_call")
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        if kind is not None:
-            self.connection.execute("ROLLBACK TO tool_call")
-        self.connection.execute("RELEASE tool_call")
 
 
 class SqliteCopy(SqliteDatabase):
