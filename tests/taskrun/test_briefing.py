@@ -73,3 +73,30 @@ def test_the_instructions_files_are_part_of_every_tasks_fingerprint(tmp_path):
         (root / name).write_text("x", encoding="utf-8")
     files = world_files(root, read_world(root))
     assert {"policy.md", "desk.md"} <= files.keys()
+
+
+def test_task_runs_at_the_same_time_of_the_clock_are_told_the_same(tmp_path):
+    from assay.taskrun import finish
+    from assay.taskrun.session import BRIEFINGS_KEPT
+
+    root = write_world(tmp_path / "desk", world_toml=WORLD)
+    (root / "policy.md").write_text("Be kind.\n", encoding="utf-8")
+    (root / "desk.md").write_text("Be brief.\n", encoding="utf-8")
+    benchmark = open_benchmark(root)
+    task = benchmark.tasks["basic"]
+    seen = []
+    for _ in range(2):
+        session = Session(benchmark.world, task)
+        seen.append([session.observe().briefing, session.act(finish("ok")).briefing])
+        session.live.close()
+    assert [brief.now for brief in seen[0]] == ["2026-03-02T09:00:00Z", "2026-03-02T09:01:00Z"]
+    assert seen[0] == seen[1]
+    assert seen[1][0].instructions == "Be kind.\n\nBe brief."
+    with pytest.raises(ValueError):
+        seen[0][0].now = "later"  # shared, so it cannot be changed
+    benchmark.world.briefings.clear()
+    benchmark.world.briefings.update({("desk", index): None for index in range(BRIEFINGS_KEPT)})
+    session = Session(benchmark.world, task)
+    assert session.observe().briefing == seen[0][0]
+    assert len(benchmark.world.briefings) == 1  # full: emptied before the new one was kept
+    session.live.close()

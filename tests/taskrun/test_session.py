@@ -236,3 +236,47 @@ def test_open_by_directory_lets_go_of_the_world_at_the_end(tmp_path, world_db, m
         assert "initial" in vars(run.benchmark.world)  # the checks read the starting state
     assert result.outcome == "verified"
     assert "initial" not in vars(run.benchmark.world)  # closed with the task run
+
+
+def test_the_trajectory_is_each_step_as_json_without_empty_fields():
+    from assay.taskrun.observation import Event, customer_message
+    from assay.taskrun.rollout import Rollout, Step
+
+    steps = [
+        Step(turn=0, events=[customer_message("hello")], action={"say": "hi", "note": None}),
+        Step(
+            turn=1,
+            events=[
+                Event(type="tool_result", tool="t", status="OK", result={"a": None, "b": [1]}),
+                Event(type="notice", text="n", code=None),
+            ],
+            action={"call": {"tool": "t", "args": {"x": None}}},
+        ),
+        Step(turn=2, events=[], action=None),
+    ]
+    rollout = Rollout(
+        task_id="t", termination="finished", turns=2, contacts=0, rejected_attempts=0, faults=0,
+        output="", request="r", tools=[{"name": "t"}], steps=steps,
+    )  # fmt: skip
+    assert rollout.trajectory() == {
+        "task_id": "t",
+        "tools": [{"name": "t"}],
+        "steps": [
+            {
+                "turn": 0,
+                "events": [{"type": "message", "from": "customer", "text": "hello"}],
+                "action": {"say": "hi", "note": None},
+            },
+            {
+                "turn": 1,
+                "events": [
+                    {"type": "tool_result", "tool": "t", "status": "OK", "result": {"a": None, "b": [1]}},
+                    {"type": "notice", "text": "n"},
+                ],
+                "action": {"call": {"tool": "t", "args": {"x": None}}},
+            },
+            {"turn": 2, "events": []},
+        ],
+    }  # fmt: skip
+    each = [step.model_dump(mode="json", by_alias=True, exclude_none=True) for step in steps]
+    assert rollout.trajectory()["steps"] == each

@@ -82,3 +82,28 @@ def test_after_an_overrun_the_next_task_run_is_whole(slow_desk):
     result = run_task(slow_desk, slow_desk.tasks["basic"], _Calls("quick"), run_id="tr_y")
     assert (result.error, result.summary.termination) == (None, "finished")
     assert result.trajectory["steps"][1]["events"][0]["result"] == {"ok": True}
+
+
+def test_another_alarm_handler_is_left_alone_and_a_late_call_still_overruns(slow_desk):
+    import signal
+
+    def mine(signum, frame):
+        raise AssertionError("the tool's limit must not ring another handler")
+
+    previous = signal.signal(signal.SIGALRM, mine)
+    try:
+        quick = run_task(slow_desk, slow_desk.tasks["basic"], _Calls("quick"), run_id="tr_q")
+        assert signal.getsignal(signal.SIGALRM) is mine
+        assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+        assert (quick.error, quick.summary.termination) == (None, "finished")
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.parametrize("tool", ["nap", "spin", "heavy"])
+def test_after_an_overrun_this_thread_may_reach_the_network_again(slow_desk, tool):
+    import socket
+
+    run_task(slow_desk, slow_desk.tasks["basic"], _Calls(tool), run_id="tr_x")
+    with socket.create_server(("127.0.0.1", 0)) as listener:  # only a tool's call is offline
+        socket.create_connection(listener.getsockname(), timeout=1).close()

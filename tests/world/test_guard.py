@@ -70,3 +70,13 @@ def test_a_slow_query_is_stopped(locked):
 def test_a_query_that_fails_for_another_reason_says_why(locked):
     with pytest.raises(QueryFailed, match=r"^no such column: nope$"):
         locked.run_limited(1, "SELECT nope FROM notes", {})
+
+
+def test_a_query_that_ended_in_time_is_not_interrupted_later(locked):
+    import time
+
+    long = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000000) SELECT count(*) FROM n"  # fmt: skip
+    assert locked.run_limited(0.1, "SELECT count(*) FROM notes", {})[1] == [(2,)]
+    began = time.monotonic()
+    assert locked.run_limited(60, long, {})[1] == [(3000000,)]  # the first one's deadline passes
+    assert time.monotonic() - began > 0.1  # (else this proves nothing)

@@ -186,3 +186,30 @@ def test_a_small_table_read_whole_tells_a_number_from_its_equal_of_another_type(
     copy.execute("UPDATE loose SET v = 0.0 WHERE id = 2")
     assert copy.state_hash() == start
     copy.close()
+
+
+def test_a_copy_knows_a_table_nothing_wrote_is_as_it_started(tmp_path):
+    request = (
+        "INSERT INTO sandbox_requests (service, operation, payload, status, turn, at, duplicate_of)"
+        " VALUES ('mail', 'send', '{}', 'OK', 0, 'now', 1)"
+    )
+    trigger = (
+        "CREATE TABLE outbox (body TEXT);"
+        f"CREATE TRIGGER echo AFTER INSERT ON outbox BEGIN {request}; END;"
+    )
+    snapshot = load_world(write_world(tmp_path, schema=SCHEMA + trigger, seed=SEED)).snapshot
+    untouched, direct, through_trigger = (SqliteCopy(snapshot) for _ in range(3))
+    untouched.execute("UPDATE people SET email = 'z@x' WHERE id = 2")
+    untouched.value("SELECT count(*) FROM sandbox_requests")
+    direct.execute(request.replace("sandbox_requests", "SANDBOX_Requests"))
+    through_trigger.execute("INSERT INTO outbox VALUES ('hi')")  # its trigger writes the request
+    assert not untouched.may_have_changed("sandbox_requests")
+    assert untouched.may_have_changed("people")
+    assert direct.may_have_changed("sandbox_requests")
+    assert through_trigger.may_have_changed("sandbox_requests")
+    assert through_trigger.value("SELECT count(*) FROM sandbox_requests") == 1
+    reshaped = SqliteCopy(snapshot)
+    reshaped.execute("CREATE TABLE extra (id INTEGER)")  # after a change of schema, anything may
+    assert reshaped.may_have_changed("sandbox_requests")
+    for copy in (untouched, direct, through_trigger, reshaped):
+        copy.close()

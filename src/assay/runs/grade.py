@@ -18,6 +18,7 @@ from assay.verify.model import CheckRun
 from assay.verify.python import Verifiers
 from assay.verify.run import run_checks
 from assay.verify.views import ReadView
+from assay.world.database import WorldCopy
 
 DUPLICATES = "SELECT count(*) FROM sandbox_requests WHERE duplicate_of IS NOT NULL"
 
@@ -52,7 +53,7 @@ def grade(
         checks = run_checks(context, verifiers)
     except CheckError as failure:
         error = error or RunError(side="scoring", message=str(failure))
-    duplicates = int(live.db.value(DUPLICATES) or 0)
+    duplicates = _duplicates(live.db, session.world.initial)
     standing = script_standing(checks)
     if standing is not None and standing.problem is not None:
         error = error or RunError(side="scoring", message=standing.problem)
@@ -133,6 +134,12 @@ def world_failed(
         started_at=now(ago_s=duration),
         duration_s=duration,
     )
+
+
+def _duplicates(final: WorldCopy, initial: WorldCopy) -> int:
+    """Requests sent again; a copy that never wrote sandbox_requests has those it started with."""
+    db = final if final.may_have_changed("sandbox_requests") else initial
+    return int(db.value(DUPLICATES) or 0)
 
 
 def _note_timeout(checks: list[CheckRun], rollout: Rollout) -> None:

@@ -46,7 +46,10 @@ class Limits(BaseModel):
 
 class Briefing(BaseModel):
     """What an agent is told about where it works: the world's and its role's descriptions, the
-    instructions (policy) it must follow, and the world clock's time now."""
+    instructions (policy) it must follow, and the world clock's time now. Frozen: task runs at the
+    same time of the world's clock share one."""
+
+    model_config = ConfigDict(frozen=True)
 
     world: str
     world_description: str | None = None

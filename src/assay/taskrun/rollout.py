@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
 from assay.taskrun.observation import Event
 
@@ -44,8 +45,13 @@ class Rollout(BaseModel):
         return {
             "task_id": self.task_id,
             "tools": self.tools,
-            "steps": [
-                step.model_dump(mode="json", by_alias=True, exclude_none=True)
-                for step in self.steps
-            ],
+            "steps": _steps().dump_python(
+                self.steps, mode="json", by_alias=True, exclude_none=True
+            ),
         }
+
+
+@cache
+def _steps() -> TypeAdapter[list[Step]]:
+    """All steps dumped in one call rather than one call per step; built on first use."""
+    return TypeAdapter(list[Step])

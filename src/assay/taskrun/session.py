@@ -39,6 +39,8 @@ from assay.world.live import LiveWorld, World
 from assay.world.offline import offline
 from assay.world.tools import InvalidArguments, Tool
 
+BRIEFINGS_KEPT = 1024  # a clock that tools move far could make ever new times
+
 
 class SessionOver(RuntimeError):
     """An action arrived after the task run ended."""
@@ -92,7 +94,14 @@ class Session:
         )
 
     def _briefing(self) -> Briefing:
-        return briefing(self.world, self.task, self.live.now())
+        """The same for every task run of the role at the same time of the world's clock."""
+        key = (self.task.role, self.live.now())
+        found = self.world.briefings.get(key)
+        if found is None:
+            if len(self.world.briefings) >= BRIEFINGS_KEPT:
+                self.world.briefings.clear()
+            found = self.world.briefings[key] = briefing(self.world, self.task, key[1])
+        return found
 
     def act(self, action: AnyAction | dict[str, Any]) -> Observation:
         """Carry out one action and return the next observation; InvalidAction if it is none."""
@@ -363,7 +372,7 @@ def _interrupter(db: object) -> Callable[[], object] | None:
 def _plain(result: Any, tool: str) -> Any:
     """The result as JSON would carry it; a tool that returns something else is a world bug."""
     try:
-        return json.loads(json.dumps(result, default=_as_text))
+        return json.loads(_RESULT_JSON.encode(result))
     except (TypeError, ValueError) as error:
         raise EnvironmentFailure(
             f"tool {tool} returned a value that is not JSON: {error}"
@@ -377,3 +386,6 @@ def _as_text(value: Any) -> str:
     if isinstance(value, Decimal | UUID):
         return str(value)
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+_RESULT_JSON = json.JSONEncoder(default=_as_text)  # json.dumps would build this at every call

@@ -13,6 +13,11 @@ import time
 from collections.abc import Callable
 from types import TracebackType
 
+try:  # the handler as it is set: signal.getsignal's look-up of a Handlers enum costs ~2 µs a call
+    from _signal import getsignal as _handler_of
+except ImportError:  # not CPython
+    _handler_of = signal.getsignal
+
 WATCH_S = 0.05  # how often the watchdog looks for statements past their deadline
 
 
@@ -91,7 +96,7 @@ def _alarm_possible() -> bool:
         return False
     if signal.getitimer(signal.ITIMER_REAL)[0] != 0:
         return False
-    handler = signal.getsignal(signal.SIGALRM)
+    handler = _handler_of(signal.SIGALRM)
     if handler is _ring:
         return True
     if handler in (signal.SIG_DFL, None):

@@ -46,6 +46,10 @@ class WorldCopy(Database, Protocol):
 
     def state_hash(self, *, full: bool = False) -> str: ...
 
+    def may_have_changed(self, table: str) -> bool:
+        """False only when no statement of this task run could have changed `table`."""
+        ...
+
     def run_limited(
         self, seconds: float, sql: str, params: Params, max_rows: int | None = None
     ) -> tuple[list[str], list[tuple[Any, ...]]]: ...
@@ -150,6 +154,10 @@ class SqliteCopy(SqliteDatabase):
 
     def lock_readonly(self) -> None:
         lock_readonly(self.connection)
+
+    def may_have_changed(self, table: str) -> bool:
+        """The authorizer saw every statement prepared on the copy, a trigger's included."""
+        return bool(self.reshaped) or any(name.lower() == table for name in self.written)
 
     def state_hash(self, *, full: bool = False) -> str:
         """Content hash of the copy; the checks' cap on a value's length does not apply to it.

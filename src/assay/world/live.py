@@ -19,6 +19,8 @@ from assay.world.reserved import INSERT_ACTION, INSERT_REQUEST
 from assay.world.services import Service
 from assay.world.tools import Tool
 
+_ARGS_JSON = json.JSONEncoder(sort_keys=True, default=str)  # json.dumps would build it every call
+
 
 @dataclass
 class World:
@@ -36,6 +38,8 @@ class World:
     sandbox: Any = None  # a container-format dataset's SandboxTasks; None for a database world
     instructions: dict[str, str] = field(default_factory=dict)  # role → what its agents are told
     _described: dict[str, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
+    # (role, time) → what an agent of the role is told at that time of the clock (taskrun's Briefing)
+    briefings: dict[tuple[str, datetime], Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         if self.backend is None:
@@ -142,7 +146,7 @@ class LiveWorld:
     def record_action(
         self, kind: str, tool: str | None, args: Any, status: str, operation_id: str | None = None
     ) -> None:
-        text = None if args is None else json.dumps(args, sort_keys=True, default=str)
+        text = None if args is None else _ARGS_JSON.encode(args)
         self.db.execute(INSERT_ACTION, self.turn, kind, tool, text, status, operation_id)
 
     def freeze(self) -> None:

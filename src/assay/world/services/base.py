@@ -15,7 +15,11 @@ if TYPE_CHECKING:
 
 
 def canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    return _CANONICAL.encode(value)
+
+
+# built once: json.dumps with options builds an encoder at every call, twice per request here
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str)
 
 
 class Service:
