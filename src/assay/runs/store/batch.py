@@ -1,12 +1,12 @@
-"""Task runs of a stored run written in batches, several to a transaction, by a thread of their own.
+"""Task runs of a stored run written in batches, several to a transaction.
 
-The crash boundary: a batch is committed when it holds `size` finished task runs or `wait_s` after
-the first thing in it arrived, whichever comes first, and when the writer closes. A process killed
-outright loses at most the task runs that finished since the last commit: never more than `size`
-(a finished task run waits to be handed over while `size` are not committed yet), and none that
-finished much more than `wait_s` before it died (a commit takes its own time too). They are still
-unfinished in the store, which is what `assay run --resume` runs again. Each task run is stored
-whole or not at all.
+The crash boundary: a batch is committed when it holds `size` finished task runs (by the thread
+that finished the last of them) or `wait_s` after the first thing in it arrived (by a clock thread
+of its own), whichever comes first, and when the writer closes. A process killed outright loses at
+most the task runs that finished since the last commit: never more than `size` (nothing is handed
+over while a batch is being committed), and none that finished much more than `wait_s` before it
+died (a commit takes its own time too). They are still unfinished in the store, which is what
+`assay run --resume` runs again. Each task run is stored whole or not at all.
 
 A task run's `started` mark travels in the same batches; one that finishes before its batch is
 committed needs none (its result carries when it began), so a fast run writes no marks at all.
@@ -28,7 +28,7 @@ BATCH_WAIT_S = 1.0
 
 class BatchWriter:
     """Marks and results of one stored run's task runs, committed in batches (see the module's
-    docstring). Tell it from one thread; `close` commits what is left and raises what went wrong."""
+    docstring). Tell it from any thread; `close` commits what is left and raises what went wrong."""
 
     def __init__(
         self, store: Store, run_id: str, size: int = BATCH_SIZE, wait_s: float = BATCH_WAIT_S
@@ -40,84 +40,78 @@ class BatchWriter:
         self._starts: dict[str, str] = {}
         self._results: list[tuple[TaskRunResult, str]] = []  # with when each one ended
         self._first_at: float | None = None
-        self._committing = 0  # task runs taken by the writer, not committed yet
         self._closing = False
         self._failure: BaseException | None = None
-        self._ready = threading.Condition()
-        self._thread = threading.Thread(target=self._write, name="assay-store-writer", daemon=True)
-        self._thread.start()
+        # held through every commit: nothing is handed over while a batch is being written
+        self._batch = threading.Condition()
+        self._clock = threading.Thread(target=self._on_time, name="assay-store-clock", daemon=True)
+        self._clock.start()
 
     def started(self, task_run_id: str) -> None:
         """A task run has begun."""
-        with self._ready:
+        with self._batch:
             self._raise_failure()
             self._starts[task_run_id] = now()
             self._arrived()
 
     def finished(self, result: TaskRunResult) -> None:
-        """A task run has ended; it is stored whole with the next batch. Waits while `size` task
-        runs are not committed yet, so that a crash never loses more."""
-        with self._ready:
-            while len(self._results) + self._committing >= self.size:
-                self._raise_failure()
-                self._ready.wait()
+        """A task run has ended; it is stored whole with its batch. The one that fills the batch
+        commits it, in this thread: handing a batch to another thread cost more than writing it
+        (the two take turns at the interpreter), and no more than `size` ever wait uncommitted."""
+        with self._batch:
             self._raise_failure()
             self._starts.pop(result.id, None)
             self._results.append((result, now()))
             self._arrived()
             if len(self._results) >= self.size:
-                self._ready.notify_all()
+                self._commit()
 
     def close(self) -> None:
-        """Commit what is left and stop the thread; raises the error a commit met, if one did."""
-        with self._ready:
+        """Commit what is left and stop the clock; raises the error a commit met, if one did."""
+        with self._batch:
             self._closing = True
-            self._ready.notify_all()
-        self._thread.join()
-        self._raise_failure()
+            self._batch.notify_all()
+        self._clock.join()
+        with self._batch:
+            self._raise_failure()
+            self._commit()
 
     def _arrived(self) -> None:
         if self._first_at is None:
             self._first_at = time.monotonic()
-            self._ready.notify_all()  # starts the writer's clock
+            self._batch.notify_all()  # starts the clock
 
     def _raise_failure(self) -> None:
-        # It stays raised: with the writer stopped, nothing told to it afterwards would be stored.
+        # It stays raised: a batch that failed is not stored, nor would anything told afterwards be.
         if self._failure is not None:
             raise self._failure
 
-    def _write(self) -> None:
-        while True:
-            with self._ready:
-                while not self._due():
-                    self._ready.wait(self._left())
-                starts, self._starts = self._starts, {}
-                results, self._results = self._results, []
-                self._first_at = None
-                self._committing = len(results)
-                closing = self._closing
-            failure = None
-            if starts or results:
+    def _commit(self) -> None:
+        """The batch, written in one transaction; called holding the batch."""
+        starts, results = self._starts, self._results
+        self._starts, self._results, self._first_at = {}, [], None
+        if starts or results:
+            try:
+                commit(self.store, self.run_id, starts, results)
+            except BaseException as error:
+                self._failure = error
+                raise
+
+    def _on_time(self) -> None:
+        """Commits a batch whose first arrival has waited `wait_s`, whatever the task runs do."""
+        with self._batch:
+            while not self._closing and self._failure is None:
+                if self._first_at is None:
+                    self._batch.wait()
+                    continue
+                left = self._first_at + self.wait_s - time.monotonic()
+                if left > 0:
+                    self._batch.wait(left)
+                    continue
                 try:
-                    commit(self.store, self.run_id, starts, results)
-                except BaseException as error:  # told to the thread that feeds the writer
-                    failure = error
-            with self._ready:
-                self._committing = 0
-                self._failure = failure
-                self._ready.notify_all()
-            if closing or failure is not None:
-                return
-
-    def _due(self) -> bool:
-        if self._closing or len(self._results) >= self.size:
-            return True
-        return self._first_at is not None and time.monotonic() - self._first_at >= self.wait_s
-
-    def _left(self) -> float | None:
-        if self._first_at is None:
-            return None
-        return max(0.0, self._first_at + self.wait_s - time.monotonic())
+                    self._commit()
+                except BaseException:  # kept in _failure: raised to the next caller
+                    return
 
 
 def commit(
