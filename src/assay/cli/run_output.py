@@ -45,12 +45,12 @@ def write_json(records: Store, outcome: BenchmarkOutcome) -> None:
     out.write(head[:-1] + ', "task_runs": [')
     run_id = outcome.benchmark_run.id
     shown = (
-        (result.as_json(trajectory=True) for result in each_shown(records, outcome))
+        (json.dumps(result.as_json(trajectory=True)) for result in each_shown(records, outcome))
         if outcome.benchmark_run.scored_run  # redacted through the model
-        else records.each_result_json(run_id)
+        else records.each_result_text(run_id)
     )
-    for index, data in enumerate(shown):
-        out.write((", " if index else "") + json.dumps(data))
+    for index, text in enumerate(shown):
+        out.write((", " if index else "") + text)
     out.write("]}\n")
     out.flush()
 

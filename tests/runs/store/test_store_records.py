@@ -46,10 +46,18 @@ def test_results_read_back_as_json_are_the_models_json_text_for_text(store, resu
     store.start_benchmark_run(run_id)
     for result in results:
         store.save_task_run(run_id, result)
-    as_json = [json.dumps(data) for data in store.each_result_json(run_id, page=7)]
+    as_json = list(store.each_result_text(run_id, page=7))
     through_the_model = store.each_result(run_id, trajectories_too=True)
     assert as_json == [json.dumps(result.as_json()) for result in through_the_model]
     assert as_json == [json.dumps(result.as_json()) for result in results]
+
+
+def test_result_text_is_not_misled_by_text_that_looks_like_its_keys(store, results):
+    tricky = 'a, "output": "b", "checks": [] }'
+    result = results[0].model_copy(update={"title": tricky, "output": tricky, "agent": "\u00e9"})
+    run_id = create(store, [result])
+    store.save_task_run(run_id, result)
+    assert list(store.each_result_text(run_id)) == [json.dumps(result.as_json())]
 
 
 def test_a_judged_check_run_is_still_marked_judged_when_read_back(store, results):
@@ -61,7 +69,8 @@ def test_a_judged_check_run_is_still_marked_judged_when_read_back(store, results
     store.save_task_run(run_id, judged)
     [back] = store.results(run_id)
     assert [check.judged for check in back.checks] == [True] + [False] * (len(back.checks) - 1)
-    [data] = store.each_result_json(run_id)
+    [text] = store.each_result_text(run_id)
+    data = json.loads(text)
     assert [check.get("judged") for check in data["checks"]] == [
         check.as_json().get("judged") for check in back.checks
     ]

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from assay.runs.rows import TaskRow
-from assay.runs.store.records import TaskRunState, check_json, result_json, result_of, task_row
+from assay.runs.store.records import TaskRunState, check_json, result_of, task_row
 from assay.score.result import TaskRunResult
 
 if TYPE_CHECKING:
@@ -51,17 +51,19 @@ class TaskRunReads:
         """The run's finished task runs in full, in order, read `page` at a time so that a run of
         any size is never all in memory."""
         for row, checks, trajectory in self._each_stored(run_id, trajectories_too, page):
-            yield result_of(row, checks, trajectory)
+            yield result_of(row, [check_json(check) for check in checks], trajectory)
 
-    def each_result_json(self, run_id: str, *, page: int = 200) -> Iterator[dict[str, Any]]:
-        """`each_result` with trajectories, each already in its JSON form (`as_json`): put
-        together from the stored JSON rather than validated into the model and dumped again."""
+    def each_result_text(self, run_id: str, *, page: int = 200) -> Iterator[str]:
+        """`each_result` with trajectories, each as the text `json.dumps(result.as_json())` gives,
+        spliced from the stored JSON (`assay.runs.store.result_text`)."""
+        from assay.runs.store.result_text import result_text
+
         for row, checks, trajectory in self._each_stored(run_id, True, page):
-            yield result_json(row, checks, trajectory)
+            yield result_text(row, checks, trajectory)
 
     def _each_stored(
         self, run_id: str, trajectories_too: bool, page: int
-    ) -> Iterator[tuple[Any, list[dict[str, Any]], dict[str, Any] | None]]:
+    ) -> Iterator[tuple[Any, list[Any], Any]]:
         with self.statements.transaction() as transaction:
             found = transaction.rows("FINISHED_POSITIONS", {"b_run": run_id})
         # each position once: a page holds every task run at its positions, never one twice
@@ -107,13 +109,13 @@ class TaskRunReads:
 
 def _page(
     transaction: Transaction, bounds: dict[str, Any], trajectories_too: bool
-) -> list[tuple[Any, list[dict[str, Any]], dict[str, Any] | None]]:
+) -> list[tuple[Any, list[Any], Any]]:
     """The finished task runs among positions `b_first`..`b_last` of run `b_run`: each one's row,
-    check runs and trajectory (None without `trajectories_too`)."""
+    check-run rows and trajectory (None without `trajectories_too`), JSON columns as text."""
     rows = transaction.rows("RESULT_PAGE", bounds)
-    checks: dict[str, list[dict[str, Any]]] = {row.id: [] for row in rows}
+    checks: dict[str, list[Any]] = {row.id: [] for row in rows}
     for check in transaction.rows("CHECK_PAGE", bounds):
-        checks[check.task_run_id].append(check_json(check))
+        checks[check.task_run_id].append(check)
     saved = dict(transaction.rows("TRAJECTORY_PAGE", bounds)) if trajectories_too else {}
     return [(row, checks[row.id], saved.get(row.id)) for row in rows]
 

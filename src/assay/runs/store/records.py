@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
@@ -136,32 +137,28 @@ def stored_result_row(
     }
 
 
+def json_value(stored: Any) -> Any:
+    """A JSON column as read: text where it was read as text (the pages of `assay run`'s path),
+    already decoded otherwise. Every such column holds an object or null, never a bare string."""
+    return json.loads(stored) if isinstance(stored, str) else stored
+
+
 def check_json(row: Row) -> dict[str, Any]:
     """A stored check run in its JSON form, keys in the order the model dumps them."""
     data = {key: getattr(row, column) for key, column in CHECK_JSON.items()}
+    data["evidence"] = json_value(data["evidence"])
     if row.judged:
         data["judged"] = True
     return data
 
 
-def result_of(
-    row: Row, checks: list[dict[str, Any]], trajectory: dict[str, Any] | None
-) -> TaskRunResult:
+def result_of(row: Row, checks: list[dict[str, Any]], trajectory: Any) -> TaskRunResult:
     """A stored task run as the one result model."""
-    data = dict(row.result)
-    data.update(axes=row.axes, summary=row.summary, checks=checks, trajectory=trajectory)
+    data = dict(json_value(row.result))
+    data.update(
+        axes=json_value(row.axes),
+        summary=json_value(row.summary),
+        checks=checks,
+        trajectory=json_value(trajectory),
+    )
     return TaskRunResult.model_validate(data)
-
-
-# the result's keys in the order its JSON has them (the model's fields)
-RESULT_KEYS = tuple(field.alias or name for name, field in TaskRunResult.model_fields.items())
-
-
-def result_json(
-    row: Row, checks: list[dict[str, Any]], trajectory: dict[str, Any] | None
-) -> dict[str, Any]:
-    """A stored task run in its JSON form, what `result_of(…).as_json()` gives: each part was
-    stored as that JSON. (A field added to the result later needs its default here too.)"""
-    data = row.result
-    parts = {"axes": row.axes, "summary": row.summary, "checks": checks, "trajectory": trajectory}
-    return {key: parts[key] if key in parts else data[key] for key in RESULT_KEYS}

@@ -439,7 +439,7 @@ STATEMENTS = {
         (None,),
     ),
     "RESULT_PAGE": (
-        "SELECT task_runs.id, task_runs.result, task_runs.axes, task_runs.summary \nFROM task_runs \nWHERE task_runs.benchmark_run_id = ? AND task_runs.phase = ? AND task_runs.result IS NOT NULL AND task_runs.position BETWEEN ? AND ? ORDER BY task_runs.position",
+        "SELECT task_runs.id, task_runs.result AS result, task_runs.axes AS axes, task_runs.summary AS summary \nFROM task_runs \nWHERE task_runs.benchmark_run_id = ? AND task_runs.phase = ? AND task_runs.result IS NOT NULL AND task_runs.position BETWEEN ? AND ? ORDER BY task_runs.position",
         (
             "b_run",
             "phase_1",
@@ -463,13 +463,13 @@ STATEMENTS = {
         ),
         (
             None,
-            "json",
-            "json",
-            "json",
+            None,
+            None,
+            None,
         ),
     ),
     "CHECK_PAGE": (
-        "SELECT check_runs.id, check_runs.task_run_id, check_runs.position, check_runs.name, check_runs.type, check_runs.kind, check_runs.weight, check_runs.axis, check_runs.passed, check_runs.score, check_runs.details, check_runs.evidence, check_runs.judged \nFROM check_runs JOIN task_runs ON task_runs.id = check_runs.task_run_id \nWHERE task_runs.benchmark_run_id = ? AND task_runs.phase = ? AND task_runs.result IS NOT NULL AND task_runs.position BETWEEN ? AND ? ORDER BY check_runs.task_run_id, check_runs.position",
+        "SELECT check_runs.id, check_runs.task_run_id, check_runs.position, check_runs.name, check_runs.type, check_runs.kind, check_runs.weight, check_runs.axis, check_runs.passed, check_runs.score, check_runs.details, check_runs.evidence AS evidence, check_runs.judged \nFROM check_runs JOIN task_runs ON task_runs.id = check_runs.task_run_id \nWHERE task_runs.benchmark_run_id = ? AND task_runs.phase = ? AND task_runs.result IS NOT NULL AND task_runs.position BETWEEN ? AND ? ORDER BY check_runs.task_run_id, check_runs.position",
         (
             "b_run",
             "phase_1",
@@ -512,12 +512,12 @@ STATEMENTS = {
             "bool",
             None,
             None,
-            "json",
+            None,
             "bool",
         ),
     ),
     "TRAJECTORY_PAGE": (
-        "SELECT trajectories.task_run_id, trajectories.trajectory \nFROM trajectories JOIN task_runs ON task_runs.id = trajectories.task_run_id \nWHERE task_runs.benchmark_run_id = ? AND task_runs.phase = ? AND task_runs.result IS NOT NULL AND task_runs.position BETWEEN ? AND ?",
+        "SELECT trajectories.task_run_id, trajectories.trajectory AS trajectory \nFROM trajectories JOIN task_runs ON task_runs.id = trajectories.task_run_id \nWHERE task_runs.benchmark_run_id = ? AND task_runs.phase = ? AND task_runs.result IS NOT NULL AND task_runs.position BETWEEN ? AND ?",
         (
             "b_run",
             "phase_1",
@@ -539,7 +539,7 @@ STATEMENTS = {
         ),
         (
             None,
-            "json",
+            None,
         ),
     ),
     "MARK_STARTED": (

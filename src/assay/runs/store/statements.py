@@ -5,7 +5,20 @@ another database when its store opens (`assay.runs.store.lite`)."""
 
 from __future__ import annotations
 
-from sqlalchemy import and_, bindparam, delete, func, insert, select, update
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Text,
+    and_,
+    bindparam,
+    delete,
+    func,
+    insert,
+    select,
+    type_coerce,
+    update,
+)
 from sqlalchemy.sql import ClauseElement
 
 from assay.runs.rows import TaskRow
@@ -50,6 +63,15 @@ _UNFINISHED = task_runs.c.phase != "completed"
 _FINISHED = (_OF_RUN, task_runs.c.phase == "completed", task_runs.c.result.is_not(None))
 _PAGE = (*_FINISHED, task_runs.c.position.between(bindparam("b_first"), bindparam("b_last")))
 _THIS_RUN = (task_runs.c.id == bindparam("b_id"), _OF_RUN, _UNFINISHED)
+
+
+def _as_text(*columns: Any) -> list[Any]:
+    """The columns, a JSON one read as the text it is stored as (the same SQL, no decoding)."""
+    return [
+        type_coerce(column, Text).label(column.name) if isinstance(column.type, JSON) else column
+        for column in columns
+    ]
+
 
 # name: (statement, the columns an INSERT or UPDATE is given)
 PATH: dict[str, tuple[ClauseElement, list[str] | None]] = {
@@ -115,21 +137,22 @@ PATH: dict[str, tuple[ClauseElement, list[str] | None]] = {
         select(task_runs.c.position).where(*_FINISHED).order_by(task_runs.c.position),
         None,
     ),
+    # JSON columns as their stored text: `assay run --json` splices it (`records.result_text`)
     "RESULT_PAGE": (
-        select(task_runs.c.id, task_runs.c.result, task_runs.c.axes, task_runs.c.summary)
+        select(task_runs.c.id, *_as_text(task_runs.c.result, task_runs.c.axes, task_runs.c.summary))
         .where(*_PAGE)
         .order_by(task_runs.c.position),
         None,
     ),
     "CHECK_PAGE": (
-        select(check_runs)
+        select(*_as_text(*check_runs.c))
         .join(task_runs, task_runs.c.id == check_runs.c.task_run_id)
         .where(*_PAGE)
         .order_by(check_runs.c.task_run_id, check_runs.c.position),
         None,
     ),
     "TRAJECTORY_PAGE": (
-        select(trajectories.c.task_run_id, trajectories.c.trajectory)
+        select(trajectories.c.task_run_id, *_as_text(trajectories.c.trajectory))
         .join(task_runs, task_runs.c.id == trajectories.c.task_run_id)
         .where(*_PAGE),
         None,
