@@ -15,7 +15,7 @@ from assay.runs.run import BenchmarkRunResult
 from assay.runs.store import Store
 
 
-class RunComparison(BaseModel):
+class RunComparison(BaseModel, defer_build=True):
     """Run B against run A: both runs' figures and the comparison."""
 
     a: BenchmarkRunResult

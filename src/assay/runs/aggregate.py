@@ -17,14 +17,14 @@ from assay.score.task import OUTCOMES, Outcome, Verdict, verdict
 COUNTED = [name for name in SummaryTotals.model_fields if name != "termination"]
 
 
-class AxisFigures(BaseModel):
+class AxisFigures(BaseModel, defer_build=True):
     """The mean of one axis's score over the scored task runs that have that axis."""
 
     score: float
     task_runs: int
 
 
-class SplitFigures(BaseModel):
+class SplitFigures(BaseModel, defer_build=True):
     score: float | None
     verdict: Verdict
     outcomes: dict[Outcome, int]

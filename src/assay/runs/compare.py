@@ -19,7 +19,7 @@ Change = Literal["regressed", "improved", "unchanged", "only_a", "only_b"]
 ORDER: dict[str, int] = {"regressed": 0, "improved": 1, "unchanged": 2, "only_a": 3, "only_b": 4}
 
 
-class TaskFigures(BaseModel):
+class TaskFigures(BaseModel, defer_build=True):
     """One task's scored task runs in one run: how many, how many verified, the mean score."""
 
     scored: int
@@ -28,7 +28,7 @@ class TaskFigures(BaseModel):
     mean_score: float
 
 
-class TaskChange(BaseModel):
+class TaskChange(BaseModel, defer_build=True):
     """One task in both runs; a change is B − A, null where the task is scored in only one."""
 
     task_id: str
@@ -39,7 +39,7 @@ class TaskChange(BaseModel):
     change: Change
 
 
-class PairedTest(BaseModel):
+class PairedTest(BaseModel, defer_build=True):
     """The paired bootstrap: tasks drawn with replacement, the mean of their score differences."""
 
     method: str = METHOD
@@ -51,7 +51,7 @@ class PairedTest(BaseModel):
     seed: int = SEED
 
 
-class Comparison(BaseModel):
+class Comparison(BaseModel, defer_build=True):
     """Per-task changes, regressions first, and the paired test (null under two shared tasks)."""
 
     tasks: list[TaskChange]

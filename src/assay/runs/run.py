@@ -32,7 +32,7 @@ class BenchmarkRunResult(Figures):
     finished_at: str | None
 
 
-class BenchmarkOutcome(BaseModel):
+class BenchmarkOutcome(BaseModel, defer_build=True):
     benchmark_run: BenchmarkRunResult
     task_runs: list[TaskRunResult]
 

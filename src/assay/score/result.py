@@ -14,7 +14,7 @@ from assay.verify.model import CheckRun
 Status = Literal["active", "completed", "cancelled", "failed", "timed_out"]
 
 
-class TaskRunResult(BaseModel):
+class TaskRunResult(BaseModel, defer_build=True):
     id: str
     task_id: str
     title: str

@@ -11,7 +11,7 @@ from assay.taskrun.rollout import Rollout, Termination
 from assay.verify.model import CheckRun
 
 
-class Summary(BaseModel):
+class Summary(BaseModel, defer_build=True):
     false_completion: bool
     duplicate_effects: int
     faults: int
@@ -28,7 +28,7 @@ class Summary(BaseModel):
     model_latency_s: float = 0.0
 
 
-class SummaryTotals(BaseModel):
+class SummaryTotals(BaseModel, defer_build=True):
     """A benchmark run's summary: counts of task runs, sums of events, terminations by kind."""
 
     false_completion: int = 0

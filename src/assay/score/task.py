@@ -22,12 +22,12 @@ REWARDS: dict[Outcome, int | None] = {
 PASS_AT = 0.9
 
 
-class Axis(BaseModel):
+class Axis(BaseModel, defer_build=True):
     score: float
     weight: float
 
 
-class TaskScore(BaseModel):
+class TaskScore(BaseModel, defer_build=True):
     outcome: Outcome
     reward: int | None
     score: float | None

@@ -35,7 +35,7 @@ OPERATORS = {
 }
 
 
-class CheckBase(BaseModel):
+class CheckBase(BaseModel, defer_build=True):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     name: str = Field(min_length=1)
@@ -44,7 +44,7 @@ class CheckBase(BaseModel):
     axis: str | None = None
 
 
-class Derived(BaseModel):
+class Derived(BaseModel, defer_build=True):
     """A wanted value computed by a query, usually on the starting state."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -131,7 +131,7 @@ class ScriptCheck(CheckBase):
 ITEM_OPERATORS = (*OPERATORS.values(), "contains", "in", "exists", "absent", "matches")
 
 
-class FieldItem(BaseModel):
+class FieldItem(BaseModel, defer_build=True):
     """One thing a typed check asserts about the selected record: `path <op> expected`."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)

@@ -36,7 +36,7 @@ def _user_name_or_id(value: Any) -> Any:
 User = Annotated[str | int | None, BeforeValidator(_user_name_or_id)]
 
 
-class Loose(BaseModel):
+class Loose(BaseModel, defer_build=True):
     """The format ignores keys it does not know, so a newer task still loads."""
 
     model_config = ConfigDict(extra="ignore", frozen=True)

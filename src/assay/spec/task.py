@@ -13,7 +13,7 @@ Split = Literal["train", "dev", "holdout"]
 CHANGE_AT = re.compile(r"^(first_write|turn:[1-9][0-9]*|after:[A-Za-z_][A-Za-z0-9_]*)$")
 
 
-class Strict(BaseModel):
+class Strict(BaseModel, defer_build=True):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 

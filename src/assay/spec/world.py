@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 RESERVED_PREFIX = "sandbox_"
 
 
-class Strict(BaseModel):
+class Strict(BaseModel, defer_build=True):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
@@ -22,7 +22,7 @@ class DatabaseSpec(Strict):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
-class ServiceSpec(BaseModel):
+class ServiceSpec(BaseModel, defer_build=True):
     """`name = "kind"` or `name = { kind = "...", <options> }`; options go to the service."""
 
     model_config = ConfigDict(extra="allow", frozen=True)

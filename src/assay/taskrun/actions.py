@@ -7,11 +7,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 
-class Action(BaseModel):
+class Action(BaseModel, defer_build=True):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class ToolCall(BaseModel):
+class ToolCall(BaseModel, defer_build=True):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     tool: str

@@ -11,7 +11,7 @@ UNKNOWN_MESSAGE = "request timed out; the outcome is unknown"
 FAILED_MESSAGE = "request failed; the operation was not carried out"
 
 
-class Event(BaseModel):
+class Event(BaseModel, defer_build=True):
     """One thing that happened since the agent's last action."""
 
     model_config = ConfigDict(populate_by_name=True, frozen=True)
@@ -35,7 +35,7 @@ def notice(text: str) -> Event:
     return Event(type="notice", text=text)
 
 
-class Limits(BaseModel):
+class Limits(BaseModel, defer_build=True):
     """What bounds the task run: turns, messages to the customer before they count as
     interruptions, and wall-clock time."""
 
@@ -44,7 +44,7 @@ class Limits(BaseModel):
     time_limit_s: float | None = None
 
 
-class Briefing(BaseModel):
+class Briefing(BaseModel, defer_build=True):
     """What an agent is told about where it works: the world's and its role's descriptions, the
     instructions (policy) it must follow, and the world clock's time now. Frozen: task runs at the
     same time of the world's clock share one."""
@@ -58,7 +58,7 @@ class Briefing(BaseModel):
     now: str
 
 
-class Observation(BaseModel):
+class Observation(BaseModel, defer_build=True):
     task_id: str
     role: str
     request: str

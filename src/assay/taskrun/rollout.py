@@ -12,14 +12,14 @@ from assay.taskrun.observation import Event
 Termination = Literal["finished", "max_turns", "timeout", "agent_error", "cancelled", "world_error"]
 
 
-class RunError(BaseModel):
+class RunError(BaseModel, defer_build=True):
     """Which side failed (`world`, `agent` or `scoring`) and why; such a run is not scored."""
 
     side: Literal["world", "agent", "scoring"]
     message: str
 
 
-class Step(BaseModel):
+class Step(BaseModel, defer_build=True):
     """The events an agent saw at a turn and the action it took (none on the closing step)."""
 
     turn: int
@@ -27,7 +27,7 @@ class Step(BaseModel):
     action: dict[str, Any] | None
 
 
-class Rollout(BaseModel):
+class Rollout(BaseModel, defer_build=True):
     task_id: str
     termination: Termination
     turns: int

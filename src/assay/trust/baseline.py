@@ -26,13 +26,13 @@ FORMAT = "assay-baseline-1"
 ALL_SPLITS = ("train", "dev", "holdout")
 
 
-class BaselineChange(BaseModel):
+class BaselineChange(BaseModel, defer_build=True):
     task_id: str
     run: str | None
     change: str
 
 
-class BaselineReport(BaseModel):
+class BaselineReport(BaseModel, defer_build=True):
     world: str
     version: str
     tasks: list[str]

@@ -23,7 +23,7 @@ SANDBOX_TASK_FILE = "task.toml"
 MISSING = "missing"
 
 
-class Fingerprint(BaseModel):
+class Fingerprint(BaseModel, defer_build=True):
     """One digest over every file, and each file's own sha256 (by its path in the world)."""
 
     digest: str

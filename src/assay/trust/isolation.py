@@ -30,7 +30,7 @@ FactName = Literal["identical_resets", "controlled_clock", "no_network"]
 ZONES = ("Etc/GMT+12", "Etc/GMT-14")
 
 
-class Fact(BaseModel):
+class Fact(BaseModel, defer_build=True):
     name: FactName
     held: bool | None  # None: not measured, and why is in `measured`
     measured: str  # what was done to find it out

@@ -16,7 +16,7 @@ PROOFS: tuple[ProofName, ...] = ("static", "noop", "reference", "wrong", "replay
 REQUIRED: tuple[ProofName, ...] = ("static", "noop", "reference", "wrong", "replay")
 
 
-class Proof(BaseModel):
+class Proof(BaseModel, defer_build=True):
     """One proof's result: why it failed or was skipped, and what it noticed on the way."""
 
     status: ProofStatus
@@ -37,7 +37,7 @@ class Proof(BaseModel):
         return cls(status="skipped", reasons=[reason])
 
 
-class TaskValidation(BaseModel):
+class TaskValidation(BaseModel, defer_build=True):
     task_id: str
     file: str
     task_hash: str  # over every file that can change the task's outcome (see `fingerprint`)
@@ -85,7 +85,7 @@ class TaskValidation(BaseModel):
         ]
 
 
-class WorldValidation(BaseModel):
+class WorldValidation(BaseModel, defer_build=True):
     world: str
     version: str
     live_agent: str | None

@@ -29,7 +29,7 @@ from assay.world.load import load_world_tolerant
 Standing = Literal["validated", "withdrawn", "unvalidated"]
 
 
-class TaskState(BaseModel):
+class TaskState(BaseModel, defer_build=True):
     task_id: str
     file: str
     split: str | None

@@ -17,7 +17,7 @@ from assay.trust.withdrawn import TaskState, world_states
 PageStanding = Literal["validated", "withdrawn", "never validated", "stale"]
 
 
-class TaskEntry(BaseModel):
+class TaskEntry(BaseModel, defer_build=True):
     task_id: str
     split: str | None
     standing: PageStanding
@@ -26,13 +26,13 @@ class TaskEntry(BaseModel):
     changed: list[str]  # the files changed since it was validated (stale)
 
 
-class BaselineEntry(BaseModel):
+class BaselineEntry(BaseModel, defer_build=True):
     task_id: str
     status: Literal["held", "changed", "none recorded", "task gone"]
     changes: list[str] = []
 
 
-class WorldPage(BaseModel):
+class WorldPage(BaseModel, defer_build=True):
     world: str
     version: str
     description: str

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from assay.spec.checks import CheckType
 
 
-class CheckRun(BaseModel):
+class CheckRun(BaseModel, defer_build=True):
     model_config = ConfigDict(populate_by_name=True)
 
     name: str

@@ -36,7 +36,7 @@ json.dump(found, sys.stdout)
 _START_S = 60.0  # a generous allowance for starting the child on a loaded machine
 
 
-class Found(BaseModel):
+class Found(BaseModel, defer_build=True):
     """What one pattern found: the text it matched, or None; `timed_out` when the limit passed."""
 
     match: str | None = None

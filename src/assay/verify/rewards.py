@@ -22,7 +22,7 @@ NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", re.ASCII)
 NO_REWARD_FILE = "no reward file"
 
 
-class RewardReading(BaseModel):
+class RewardReading(BaseModel, defer_build=True):
     """What the reward files say: a status, every metric when scored, and why not when not."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)

@@ -26,20 +26,20 @@ from assay.world.load import load_world_tolerant
 Split = Literal["train", "dev", "holdout"]
 
 
-class Published(BaseModel):
+class Published(BaseModel, defer_build=True):
     task_id: str
     file: str
     draft: int  # the number of the draft (or repair) it came from
 
 
-class Rejected(BaseModel):
+class Rejected(BaseModel, defer_build=True):
     draft: int
     task_id: str | None
     repaired: bool  # a repair was asked for and it failed too
     reasons: list[str]
 
 
-class BuildRecord(BaseModel):
+class BuildRecord(BaseModel, defer_build=True):
     id: str
     world: str
     version: str

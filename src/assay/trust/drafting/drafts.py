@@ -20,7 +20,7 @@ from assay.trust.validate import validate_world
 IGNORED = shutil.ignore_patterns(".assay", "__pycache__", "*.pyc", ".git")
 
 
-class DraftResult(BaseModel):
+class DraftResult(BaseModel, defer_build=True):
     """What became of one draft (`kind` draft) or of its one repair (`kind` repair)."""
 
     number: int
