@@ -145,6 +145,8 @@ def test_resume_runs_only_what_is_missing_or_not_scored(store, benchmark):
     for result in done.task_runs:
         if result.id in kept and result.id != failed.id:
             assert result.as_json() == kept[result.id]
+    [again] = [result for result in done.task_runs if result.id == failed.id]
+    assert len(again.checks) == len(failed.checks)  # the earlier check runs were replaced
     assert resume_plan(store, benchmark, store.benchmark_run(run_id)) == []
 
 

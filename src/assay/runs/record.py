@@ -45,7 +45,9 @@ def record_run(
         splits={task_id: task.split for task_id, task in benchmark.tasks.items()},
         scored=scored,
     )
-    return continue_run(store, benchmark, run_id, agent, planned, executor, on_result, results)
+    return continue_run(
+        store, benchmark, run_id, agent, planned, executor, on_result, results, fresh=True
+    )
 
 
 def resume_plan(store: Store, benchmark: Benchmark, record: RunRecord) -> list[PlannedRun]:
@@ -79,15 +81,17 @@ def continue_run(
     executor: Executor | None = None,
     on_result: OnResult | None = None,
     results: bool = True,
+    *,
+    fresh: bool = False,
 ) -> BenchmarkOutcome:
     """Run planned task runs into a stored run, then mark the run completed, cancelled or failed.
     Marks and results are committed in batches (`assay.runs.store.batch`); no result stays in
     memory while it runs, and with `results` false none is read back either (see
-    `Store.each_result`)."""
+    `Store.each_result`). `fresh`: the run was just created, so no task run has a result yet."""
     from assay.runs.store.batch import BatchWriter
 
     store.start_benchmark_run(run_id)
-    writer = BatchWriter(store, run_id)
+    writer = BatchWriter(store, run_id, replacing=not fresh)  # fresh: nothing stored to replace
 
     def begin(run: PlannedRun) -> None:
         writer.started(run.id)

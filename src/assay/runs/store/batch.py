@@ -31,10 +31,19 @@ class BatchWriter:
     docstring). Tell it from any thread; `close` commits what is left and raises what went wrong."""
 
     def __init__(
-        self, store: Store, run_id: str, size: int = BATCH_SIZE, wait_s: float = BATCH_WAIT_S
+        self,
+        store: Store,
+        run_id: str,
+        size: int = BATCH_SIZE,
+        wait_s: float = BATCH_WAIT_S,
+        *,
+        replacing: bool = True,
     ):
+        """`replacing`: a task run may have a result stored already (a resumed run's not-scored
+        ones), whose check runs and trajectory go; a fresh run's task runs have none."""
         self.store = store
         self.run_id = run_id
+        self.replacing = replacing
         self.size = size
         self.wait_s = wait_s
         self._starts: dict[str, str] = {}
@@ -92,7 +101,7 @@ class BatchWriter:
         self._starts, self._results, self._first_at = {}, [], None
         if starts or results:
             try:
-                commit(self.store, self.run_id, starts, results)
+                commit(self.store, self.run_id, starts, results, replacing=self.replacing)
             except BaseException as error:
                 self._failure = error
                 raise
@@ -115,10 +124,16 @@ class BatchWriter:
 
 
 def commit(
-    store: Store, run_id: str, starts: dict[str, str], results: list[tuple[TaskRunResult, str]]
+    store: Store,
+    run_id: str,
+    starts: dict[str, str],
+    results: list[tuple[TaskRunResult, str]],
+    *,
+    replacing: bool = True,
 ) -> None:
     """One transaction: the marks of task runs that have begun and the results of those that have
-    ended (with when they ended), replacing any earlier result (a not-scored one run again)."""
+    ended (with when they ended), replacing any earlier result (a not-scored one run again)
+    unless told there is none."""
     rows, checks, saved = [], [], []
     for result, finished in results:
         parts = split_result(result)
@@ -133,8 +148,9 @@ def commit(
         if rows:
             ids = [{"b_id": row["b_id"]} for row in rows]
             transaction.write("STORE_RESULT", rows)
-            transaction.write("DROP_CHECKS", ids)
-            transaction.write("DROP_TRAJECTORY", ids)
+            if replacing:
+                transaction.write("DROP_CHECKS", ids)
+                transaction.write("DROP_TRAJECTORY", ids)
         if checks:
             transaction.write("ADD_CHECKS", checks)
         if saved:
