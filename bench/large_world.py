@@ -359,7 +359,9 @@ def _time_parts(spent: dict[str, float]) -> None:
     timed(World, "reset", "reset")
     timed(import_module("assay.runs.grade"), "run_checks", "checks")  # the package hides it
     timed(SqliteCopy, "state_hash", "hash")
-    timed(import_module("assay.runs.store.batch"), "commit", "store")  # where a batch fills, or on the clock
+    timed(
+        import_module("assay.runs.store.batch"), "commit", "store"
+    )  # where a batch fills, or on the clock
 
 
 def main() -> None:
