@@ -33,8 +33,10 @@ def test_a_question_mark_inside_a_string_is_text(translator: Translator) -> None
 def test_percent_signs_are_escaped_only_when_binding(translator: Translator) -> None:
     bound = translator.translate("SELECT 7 % 2 WHERE 'a' LIKE 'a%' AND ? = 1")
     assert "7 %% 2" in bound.text and "'a%%'" in bound.text
-    plain = translator.translate("SELECT a % 2 AS odd FROM t")
-    assert plain.text == "SELECT a % 2 AS odd FROM t" and plain.bind(()) is None
+    plain = translator.translate("SELECT a % 2 AS odd, 'x%' AS label FROM t")
+    # (newer sqlglot writes `a % NULLIF(2, 0)`: SQLite's x % 0 is NULL, PostgreSQL's an error)
+    assert "%%" not in plain.text and "a % " in plain.text and "'x%'" in plain.text
+    assert plain.bind(()) is None
 
 
 @pytest.mark.parametrize(
