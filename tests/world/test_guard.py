@@ -80,3 +80,22 @@ def test_a_query_that_ended_in_time_is_not_interrupted_later(locked):
     began = time.monotonic()
     assert locked.run_limited(60, long, {})[1] == [(3000000,)]  # the first one's deadline passes
     assert time.monotonic() - began > 0.1  # (else this proves nothing)
+
+
+def test_every_way_a_query_ends_disarms_the_watchdog(locked):
+    """A query that ended, however, leaves nothing armed: the watchdog cannot interrupt a later one."""
+    from assay.world.limits import watchdog
+
+    forever = (
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
+    )
+    before = set(watchdog._live)
+    locked.run_limited(1, "SELECT count(*) FROM notes", {})
+    for sql, stopped in [
+        ("DELETE FROM notes", QueryRefused),
+        ("SELECT nope FROM notes", QueryFailed),
+        (forever, QueryTimeout),
+    ]:
+        with pytest.raises(stopped):
+            locked.run_limited(0.2, sql, {})
+    assert watchdog._live == before

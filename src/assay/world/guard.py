@@ -101,12 +101,16 @@ def deadline(connection: sqlite3.Connection, seconds: float) -> Iterator[None]:
     A watchdog thread interrupts the connection at the deadline; SQLite stops at its next step, so
     one function call runs to its end (the length limit keeps such a call short).
     """
+    # One generator rather than `watchdog.guard` inside this one: a check query pays one context
+    # manager, and its `finally` still disarms when a signal interrupts the with statement.
+    number = watchdog.arm(connection, seconds)
     try:
-        with watchdog.guard(connection, seconds):
-            yield
+        yield
     except sqlite3.OperationalError as error:
         if "interrupted" in str(error):
             raise QueryTimeout(f"stopped after {seconds:g}s") from None
         raise
     except MemoryError:
         raise QueryLimit(OUT_OF_MEMORY) from None
+    finally:
+        watchdog.disarm(number)
