@@ -169,3 +169,25 @@ def test_a_service_that_crashes_is_the_world_failing(tmp_path, open_world):
 class _Notify:
     def act(self, observation):
         return call("notify", to="a@example.com", body="hi")
+
+
+def test_a_script_is_parsed_once_and_again_when_its_list_changes():
+    """The reference agent is built for every task run from the same steps; a list changed in
+    place gives the new actions."""
+    from assay.spec.task import Step
+    from assay.taskrun.actions import say
+    from assay.taskrun.agents.scripted import ScriptedAgent
+
+    steps = [Step(call="add_note", args={"text": "a"}), Step(finish="done")]
+    first, second = ScriptedAgent(steps), ScriptedAgent(steps)
+    assert [first.act(None), first.act(None), first.act(None)] == [
+        call("add_note", text="a"),
+        finish("done"),
+        finish(""),
+    ]
+    assert second.act(None) is ScriptedAgent(steps).act(None)  # the same frozen action
+    steps[1] = Step(say="hello?")
+    changed = ScriptedAgent(steps)
+    assert [changed.act(None), changed.act(None)] == [call("add_note", text="a"), say("hello?")]
+    steps.append(Step(finish="bye"))
+    assert ScriptedAgent(steps)._actions[-1] == finish("bye")

@@ -280,3 +280,19 @@ def test_the_trajectory_is_each_step_as_json_without_empty_fields():
     }  # fmt: skip
     each = [step.model_dump(mode="json", by_alias=True, exclude_none=True) for step in steps]
     assert rollout.trajectory()["steps"] == each
+
+
+def test_an_ended_run_keeps_its_rollout_until_the_agent_fails_after_the_end(desk):
+    with assay.open(desk, "basic") as run:
+        session = run.session
+        running = session.rollout()
+        assert session.rollout() is not running  # built anew while the run goes on
+        run.call("add_note", text="hello")
+        assert session.rollout().turns == 1
+        session.end("finished")
+        ended = session.rollout()
+        assert session.rollout() is ended
+        assert (ended.termination, ended.turns, ended.error) == ("finished", 1, None)
+        session.fail_agent("late")
+        failed = session.rollout()
+        assert (failed.termination, failed.error.side) == ("finished", "agent")

@@ -80,3 +80,45 @@ def test_a_query_that_ended_in_time_is_not_interrupted_later(locked):
     began = time.monotonic()
     assert locked.run_limited(60, long, {})[1] == [(3000000,)]  # the first one's deadline passes
     assert time.monotonic() - began > 0.1  # (else this proves nothing)
+
+
+def test_every_way_a_query_ends_disarms_the_watchdog(locked):
+    """A query that ended, however, leaves nothing armed: the watchdog cannot interrupt a later one."""
+    from assay.world.limits import watchdog
+
+    forever = (
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
+    )
+    before = set(watchdog._live)
+    locked.run_limited(1, "SELECT count(*) FROM notes", {})
+    for sql, stopped in [
+        ("DELETE FROM notes", QueryRefused),
+        ("SELECT nope FROM notes", QueryFailed),
+        (forever, QueryTimeout),
+    ]:
+        with pytest.raises(stopped):
+            locked.run_limited(0.2, sql, {})
+    assert watchdog._live == before
+
+
+def test_the_state_hash_leaves_the_copy_locked(locked):
+    """The hash reads without the authorizer; the lock is back the moment it has read."""
+    before = locked.state_hash()
+    with pytest.raises(QueryRefused, match=r"^refused: "):
+        locked.run_limited(1, "DELETE FROM notes", {})
+    assert locked.state_hash(full=True) == before
+    with pytest.raises(QueryRefused, match=r"^refused: "):
+        locked.run_limited(1, "PRAGMA query_only = 0", {})
+
+
+def test_the_state_hash_leaves_a_live_copy_tracking_its_writes(tmp_path):
+    live = load_world(write_world(tmp_path)).reset()
+    first = live.db.state_hash()
+    assert live.db.written == set()
+    live.db.execute("UPDATE notes SET text = 'changed'")
+    assert live.db.written == {"notes"}
+    assert live.db.state_hash() != first
+    live.db.execute("DELETE FROM notes")
+    live.db.connection.execute("CREATE TABLE later (a)")
+    assert live.db.may_have_changed("notes") and live.db.reshaped == {"later"}
+    live.close()

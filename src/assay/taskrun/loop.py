@@ -30,25 +30,27 @@ def drive(session: Session, agent: Agent) -> Rollout:
                 session.fail_agent(f"{type(error).__name__}: {error}")
                 break
             try:
-                action = _checked(raw)
+                action, as_json = _checked(raw)
             except InvalidAction as error:
                 session.fail_agent(f"returned an invalid action: {error}")
                 break
-            observation = session.act(action)
+            observation = session.act(action, as_json=as_json)
     except KeyboardInterrupt:
         session.end("cancelled")
         raise
     return session.rollout()
 
 
-def _checked(raw: Any) -> AnyAction:
-    """The action, if it is one and JSON can carry it (a circular one cannot)."""
+def _checked(raw: Any) -> tuple[AnyAction, dict[str, Any]]:
+    """The action, if it is one and JSON can carry it (a circular one cannot), and that JSON."""
     action = parse_action(raw)
     try:
-        action_json(action)  # what the trajectory keeps; it refuses cycles and unknown types
+        as_json = action_json(
+            action
+        )  # what the trajectory keeps; it refuses cycles and unknown types
     except (TypeError, ValueError, RecursionError) as error:
         raise InvalidAction(f"it is not JSON: {error}") from None
-    return action
+    return action, as_json
 
 
 def _ask(agent: Agent, observation: Observation, session: Session) -> Any:

@@ -63,6 +63,7 @@ class Session:
         self.error: RunError | None = None
         self.steps: list[Step] = []
         self._seen_write = False
+        self._rollout: Rollout | None = None
         self.limits = Limits(
             max_turns=task.max_turns, max_contacts=task.max_contacts, time_limit_s=task.time_limit_s
         )
@@ -103,14 +104,17 @@ class Session:
             found = self.world.briefings[key] = briefing(self.world, self.task, key[1])
         return found
 
-    def act(self, action: AnyAction | dict[str, Any]) -> Observation:
-        """Carry out one action and return the next observation; InvalidAction if it is none."""
+    def act(
+        self, action: AnyAction | dict[str, Any], *, as_json: dict[str, Any] | None = None
+    ) -> Observation:
+        """Carry out one action and return the next observation; InvalidAction if it is none.
+        `as_json` is the action's `action_json` where the caller has made it already (`drive`)."""
         action = parse_action(action)
         if self.done:
             raise SessionOver(f"task run already ended ({self.termination})")
         if self.timed_out():
             return self.end("timeout")
-        self._next_turn(action_json(action))
+        self._next_turn(action_json(action) if as_json is None else as_json)
         try:
             events = self._apply(action)
         except EnvironmentFailure as failure:
@@ -157,6 +161,7 @@ class Session:
 
     def fail_agent(self, message: str) -> Observation:
         self.error = RunError(side="agent", message=message)
+        self._rollout = None  # an agent can fail after the end (the API's caller): not kept
         return self.end("agent_error")
 
     def fail_world(self, message: str) -> Observation:
@@ -173,7 +178,11 @@ class Session:
         return None if self._deadline is None else self._deadline - time.monotonic()
 
     def rollout(self) -> Rollout:
-        return Rollout(
+        """How the task run went; once it has ended nothing changes, so it is built once
+        (`drive` returns it, and grading asks again)."""
+        if self._rollout is not None:
+            return self._rollout
+        rollout = Rollout(
             task_id=self.task.id,
             termination=self.termination or "cancelled",
             turns=self.turn,
@@ -186,6 +195,9 @@ class Session:
             tools=self.tool_list,
             steps=self.steps,
         )
+        if self.done:
+            self._rollout = rollout
+        return rollout
 
     def _apply(self, action: AnyAction) -> list[Event]:
         if isinstance(action, Finish):

@@ -8,7 +8,7 @@ allows only reading actions, whatever the statement text says.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from assay.world.limits import VALUE_LIMIT, cap_heap, watchdog
@@ -34,16 +34,23 @@ def _authorize_read(action: int, first: str | None, second: str | None, *_: obje
     return sqlite3.SQLITE_OK
 
 
-def lock_readonly(connection: sqlite3.Connection) -> None:
-    """From now on the connection can read and nothing else, and no value it makes is huge."""
+Authorizer = Callable[..., int]
+
+
+def lock_readonly(connection: sqlite3.Connection) -> Authorizer:
+    """From now on the connection can read and nothing else, and no value it makes is huge.
+    The authorizer it installs is returned."""
     connection.execute("PRAGMA query_only = ON")
     connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
     connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, VALUE_LIMIT)
     connection.set_authorizer(_authorize_read)
     cap_heap()
+    return _authorize_read
 
 
-def track_writes(connection: sqlite3.Connection, written: set[str], reshaped: set[str]) -> None:
+def track_writes(
+    connection: sqlite3.Connection, written: set[str], reshaped: set[str]
+) -> Authorizer:
     """Record in `written` every table a statement prepared on this connection may change, and in
     `reshaped` every schema object one may create, drop or alter (or a pragma that the change log
     of `assay.world.changes` depends on)."""
@@ -58,6 +65,7 @@ def track_writes(connection: sqlite3.Connection, written: set[str], reshaped: se
         return sqlite3.SQLITE_OK
 
     connection.set_authorizer(authorize)
+    return authorize
 
 
 class QueryTimeout(Exception):
@@ -101,12 +109,16 @@ def deadline(connection: sqlite3.Connection, seconds: float) -> Iterator[None]:
     A watchdog thread interrupts the connection at the deadline; SQLite stops at its next step, so
     one function call runs to its end (the length limit keeps such a call short).
     """
+    # One generator rather than `watchdog.guard` inside this one: a check query pays one context
+    # manager, and its `finally` still disarms when a signal interrupts the with statement.
+    number = watchdog.arm(connection, seconds)
     try:
-        with watchdog.guard(connection, seconds):
-            yield
+        yield
     except sqlite3.OperationalError as error:
         if "interrupted" in str(error):
             raise QueryTimeout(f"stopped after {seconds:g}s") from None
         raise
     except MemoryError:
         raise QueryLimit(OUT_OF_MEMORY) from None
+    finally:
+        watchdog.disarm(number)

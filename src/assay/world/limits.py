@@ -27,24 +27,35 @@ class Watchdog:
         self._due: list[tuple[float, int, sqlite3.Connection]] = []
         self._live: set[int] = set()
         self._numbers = itertools.count()
-        self._wake = threading.Condition()
+        # Held as a plain lock by arm and disarm (a C-level with, cheaper than the Condition's
+        # Python-level one); the thread waits on the Condition built over it.
+        self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)
         self._thread: threading.Thread | None = None
 
     @contextmanager
     def guard(self, connection: sqlite3.Connection, seconds: float) -> Iterator[None]:
+        number = self.arm(connection, seconds)
+        try:
+            yield
+        finally:
+            self.disarm(number)
+
+    def arm(self, connection: sqlite3.Connection, seconds: float) -> int:
+        """Interrupt `connection` in `seconds` unless disarmed before; the number to disarm it by."""
         number = next(self._numbers)
         due = time.monotonic() + seconds
-        with self._wake:
+        with self._lock:
             self._start()
             if not self._due or due < self._due[0][0]:
                 self._wake.notify()  # else it wakes in time anyway: no thread switch per query
             heapq.heappush(self._due, (due, number, connection))
             self._live.add(number)
-        try:
-            yield
-        finally:
-            with self._wake:  # after this, the watchdog cannot interrupt this query any more
-                self._live.discard(number)
+        return number
+
+    def disarm(self, number: int) -> None:
+        with self._lock:  # after this, the watchdog cannot interrupt this query any more
+            self._live.discard(number)
 
     def _start(self) -> None:
         if self._thread is None or not self._thread.is_alive():

@@ -13,7 +13,7 @@ class ScriptedAgent:
     """Takes its steps in order, then finishes with no output."""
 
     def __init__(self, steps: list[Step]):
-        self._actions = [_action(step) for step in steps]
+        self._actions = _actions(steps)
         self._next = 0
 
     def act(self, observation: Observation) -> AnyAction:
@@ -37,6 +37,27 @@ class ActionsAgent:
         action = self._actions[self._next]
         self._next += 1
         return action
+
+
+PARSED_KEPT = 1024
+# The actions of each script seen lately, by the list's identity: a task's reference agent is built
+# for every task run. Steps and actions are frozen; the list is held (its id is not reused) and its
+# steps compared by identity, so a list changed in place is parsed again.
+_parsed: dict[int, tuple[list[Step], tuple[Step, ...], tuple[AnyAction, ...]]] = {}
+
+
+def _actions(steps: list[Step]) -> tuple[AnyAction, ...]:
+    found = _parsed.get(id(steps))
+    if found is None or not _same(found[1], steps):
+        if len(_parsed) >= PARSED_KEPT:
+            _parsed.clear()
+        found = (steps, tuple(steps), tuple(_action(step) for step in steps))
+        _parsed[id(steps)] = found
+    return found[2]
+
+
+def _same(seen: tuple[Step, ...], steps: list[Step]) -> bool:
+    return len(seen) == len(steps) and all(a is b for a, b in zip(seen, steps, strict=True))
 
 
 def _action(step: Step) -> AnyAction:
