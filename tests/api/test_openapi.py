@@ -6,9 +6,10 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import pytest
 import schemathesis
 from apikit import OPERATOR, OPERATOR_KEY
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import positive_data_acceptance
 from worldkit import SHOP
 
@@ -22,11 +23,25 @@ _app, _ = open_api(
 schema = schemathesis.openapi.from_asgi("/openapi.json", _app)
 
 
-@schema.parametrize()
-@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
-def test_no_server_error_and_no_schema_violation(case):
+# Each operation a test of its own, named by its label: schemathesis's own parametrization gives
+# them one node id, and pytest-xdist then runs only the first of them.
+OPERATIONS = [result.ok() for result in schema.get_all_operations()]
+
+
+@pytest.mark.parametrize("operation", OPERATIONS, ids=[op.label for op in OPERATIONS])
+def test_no_server_error_and_no_schema_violation(operation):
     # Well-formed requests for runs, task runs or worlds that do not exist are rightly 404 or 422.
-    case.call_and_validate(headers=OPERATOR, excluded_checks=[positive_data_acceptance])
+    @given(case=operation.as_strategy())
+    @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+    def each(case):
+        case.call_and_validate(headers=OPERATOR, excluded_checks=[positive_data_acceptance])
+
+    each()
+
+
+def test_each_operation_has_a_test_of_its_own():
+    labels = [operation.label for operation in OPERATIONS]
+    assert len(set(labels)) == len(labels) > 40
 
 
 def test_the_document_is_served():
