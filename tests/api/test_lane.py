@@ -42,3 +42,35 @@ def test_a_bad_credential_or_body_gets_the_routes_error(api):
     assert (unknown.status_code, unknown.json()["error"]["code"]) == (422, "invalid_request")
     gone = api.post("/v1/task-runs/tr_nowhere/act", json={"say": "hi"}, headers=headers)
     assert (gone.status_code, gone.json()["error"]["code"]) == (404, "not_found")
+
+
+class Transport:
+    """What the lane's answer writes, call by call."""
+
+    def __init__(self):
+        self.calls: list[tuple[str, bytes]] = []
+
+    def write(self, data: bytes) -> None:
+        self.calls.append(("write", data))
+
+    def close(self) -> None:
+        self.calls.append(("close", b""))
+
+
+def test_one_write_sends_the_head_with_the_body_and_anything_else_after_the_head():
+    from assay.api.lane import OneWrite
+
+    transport = Transport()
+    held = OneWrite(transport)
+    held.write(b"HEAD\r\n\r\n")
+    assert transport.calls == []
+    held.write(b"{}")
+    assert transport.calls == [("write", b"HEAD\r\n\r\n{}")]
+    held.close()  # a response that ends the connection: closed after it is written
+    assert transport.calls[1:] == [("close", b"")]
+
+    transport = Transport()
+    held = OneWrite(transport)
+    held.write(b"HEAD\r\n\r\n")
+    held.close()  # no body came: the head is not lost, and goes before the close
+    assert transport.calls == [("write", b"HEAD\r\n\r\n"), ("close", b"")]

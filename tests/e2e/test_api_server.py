@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import socket
 import subprocess
 import sys
 import time
@@ -177,6 +179,52 @@ def test_a_non_ascii_token_is_401_on_every_endpoint_and_the_connection_lives_on(
             assert response.json()["error"]["code"] == "unauthorized"
         assert client.get("/v1/criterion-runs/x", headers=bearer(KEY)).status_code == 404
     assert len(endpoints) == 49  # the flow, keys, worlds, episodes and every service surface
+
+
+def read_response(connection: socket.socket, pending: bytes) -> tuple[bytes, bytes, bytes]:
+    """One HTTP/1.1 response with a content-length read off a raw socket: head, body, what is left."""
+    while b"\r\n\r\n" not in pending:
+        pending += connection.recv(65536)
+    head, _, pending = pending.partition(b"\r\n\r\n")
+    length = int(re.search(rb"(?im)^content-length: *(\d+)", head)[1])
+    while len(pending) < length:
+        pending += connection.recv(65536)
+    return head, pending[:length], pending[length:]
+
+
+def test_the_lanes_answers_on_one_kept_alive_connection_are_whole_and_in_order(server):
+    """start and acts answered by the lane (its head and body written together) and a request of
+    the routes, sent on one connection, two of them at once (pipelined): each answer whole, in turn."""
+    with httpx.Client(base_url=server.url) as client:
+        run = client.post("/v1/benchmark-runs", json={"benchmark": "shop@1"}, headers=bearer(KEY))
+    token, task_run = run.json()["bearer_token"], run.json()["task_runs"][0]
+    say = json.dumps({"say": "What is your email?"})
+
+    def post(path: str, body: str = "") -> bytes:
+        return (
+            f"POST {path} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer {token}\r\n"
+            f"content-type: application/json\r\ncontent-length: {len(body)}\r\n\r\n{body}"
+        ).encode()
+
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as connection:
+        connection.sendall(post(task_run["start_url"]) + post(task_run["act_url"], say))
+        answers, pending = [], b""
+        for _ in range(2):
+            head, body, pending = read_response(connection, pending)
+            answers.append((head.split(b"\r\n")[0], json.loads(body)))
+        connection.sendall(post(task_run["act_url"], "{}"))  # no action: the routes' 422
+        head, body, pending = read_response(connection, pending)
+        answers.append((head.split(b"\r\n")[0], json.loads(body)))
+        connection.sendall(post(task_run["act_url"], say))
+        head, body, pending = read_response(connection, pending)
+        answers.append((head.split(b"\r\n")[0], json.loads(body)))
+    statuses = [status for status, _ in answers]
+    assert statuses == [b"HTTP/1.1 200 OK"] * 2 + [b"HTTP/1.1 422 Unprocessable Entity"] + [
+        b"HTTP/1.1 200 OK"
+    ]
+    assert [answers[0][1]["turn"], answers[1][1]["turn"], answers[3][1]["turn"]] == [0, 1, 2]
+    assert answers[2][1]["error"]["code"] == "invalid_request"
+    assert pending == b""
 
 
 def test_a_50_mb_body_is_413_and_nothing_is_stored(server):

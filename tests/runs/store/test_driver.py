@@ -3,11 +3,13 @@ same parameters SQLAlchemy would bind, one transaction each, nothing left behind
 
 from __future__ import annotations
 
+import json
+
 import pytest
-from sqlalchemy import bindparam, func, insert, select, text, update
+from sqlalchemy import Text, bindparam, cast, func, insert, select, text, update
 from storekit import create_run
 
-from assay.runs.store.driver import Driver
+from assay.runs.store.driver import Driver, json_dumped
 from assay.runs.store.tables import task_run_actions
 
 
@@ -84,4 +86,29 @@ def test_a_lost_connection_is_given_up_and_the_next_statement_opens_another(stor
         driver.one(read, {"seq": 0})
     assert driver.one(read, {"seq": 0}) is not None
     assert driver._connection.info.backend_pid != backend
+    driver.close()
+
+
+def test_json_is_stored_as_the_text_of_json_dumps(store, planned):
+    """The driver gives an object or a list to `json.dumps` itself where SQLAlchemy's processing
+    would (SQLite's JSON columns), and SQLAlchemy's own processing elsewhere: the same text both
+    ways, which `assay run --json` splices as it is."""
+    driver = Driver(store.engine)
+    add = driver.prepare(insert(task_run_actions), ["task_run_id", "seq", "action"])
+    values = [
+        {"call": {"tool": "rename", "args": {"name": 'één \u2028 "q"', "n": [1, 2.5, None, True]}}},
+        [{"nested": [[], {}]}, 1e100, -0.0],
+        {"say": ""},
+    ]
+    for seq, value in enumerate(values):
+        driver.one(add, {"task_run_id": planned[0], "seq": seq, "action": value})
+    with store.engine.connect() as connection:
+        stored = connection.execute(
+            select(cast(task_run_actions.c.action, Text))
+            .where(task_run_actions.c.task_run_id == planned[0])
+            .order_by(task_run_actions.c.seq)
+        ).scalars()
+        assert list(stored) == [json.dumps(value) for value in values]
+    on_sqlite = store.engine.dialect.name == "sqlite"
+    assert json_dumped(task_run_actions.c.action.type, store.engine.dialect) == on_sqlite
     driver.close()
