@@ -52,7 +52,8 @@ class Answer:
         length = str(len(self.body)).encode("latin-1")
         headers = [(b"content-length", length), (b"content-type", b"application/json")]
         cycle = getattr(send, "__self__", None)
-        if type(cycle).__module__ != HTTPTOOLS_CYCLE:  # another server: its own writes
+        if type(cycle).__module__ != HTTPTOOLS_CYCLE or not hasattr(cycle, "transport"):
+            # another server (or a uvicorn that keeps its transport elsewhere): its own writes
             await send({"type": "http.response.start", "status": 200, "headers": headers})
             await send({"type": "http.response.body", "body": self.body})
             return
