@@ -107,6 +107,25 @@ class Transaction:
         return [named.row(found) for found in self.cursor.fetchall()]
 
 
+@contextmanager
+def committed(connection: Any, transaction: Transaction, *, begin: bool) -> Iterator[None]:
+    """The transaction's statements on a cursor of the connection, committed, or rolled back on
+    any error; `begin`: the connection is in autocommit mode, so BEGIN is ours to say."""
+    transaction.cursor = connection.cursor()
+    try:
+        if begin:
+            transaction.cursor.execute("BEGIN")
+        yield
+        transaction.last = ("COMMIT", None)
+        connection.commit()
+    except BaseException:
+        with suppress(Exception):  # one that failed on the way may have ended already
+            connection.rollback()
+        raise
+    finally:
+        transaction.cursor.close()
+
+
 def dbapi_error(error: Exception, last: tuple[str, Any], base: type[Exception]) -> Exception:
     """The driver's error as SQLAlchemy raises it (an IntegrityError for an IntegrityError, and so
     on), so that what callers catch is the same on both paths; SQLAlchemy is imported only now."""
@@ -165,19 +184,8 @@ class SqliteFile(Statements):
     def transaction(self) -> Iterator[Transaction]:
         transaction = Transaction(None, self.statement)
         try:
-            connection = self._connection()
-            transaction.cursor = connection.cursor()
-            transaction.cursor.execute("BEGIN")
-            try:
+            with committed(self._connection(), transaction, begin=True):
                 yield transaction
-                transaction.last = ("COMMIT", None)
-                connection.commit()
-            except BaseException:
-                with suppress(sqlite3.Error):  # one that failed on the way may have ended already
-                    connection.rollback()
-                raise
-            finally:
-                transaction.cursor.close()
         except sqlite3.Error as error:
             raise dbapi_error(error, transaction.last, sqlite3.Error) from error
 
@@ -237,20 +245,8 @@ class EngineStatements(Statements):
         pooled = self.engine.raw_connection()
         transaction = Transaction(None, self.statement)
         try:
-            connection = pooled.driver_connection
-            transaction.cursor = connection.cursor()
-            if self._sqlite:
-                transaction.cursor.execute("BEGIN")
-            try:
+            with committed(pooled.driver_connection, transaction, begin=self._sqlite):
                 yield transaction
-                transaction.last = ("COMMIT", None)
-                connection.commit()
-            except BaseException:
-                with suppress(Exception):
-                    connection.rollback()
-                raise
-            finally:
-                transaction.cursor.close()
         except errors as error:
             if not isinstance(error, self.engine.dialect.loaded_dbapi.IntegrityError):
                 pooled.invalidate()  # one the database failed on (lost, say) is not given back
