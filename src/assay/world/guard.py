@@ -109,8 +109,8 @@ def deadline(connection: sqlite3.Connection, seconds: float) -> Iterator[None]:
     A watchdog thread interrupts the connection at the deadline; SQLite stops at its next step, so
     one function call runs to its end (the length limit keeps such a call short).
     """
-    # One generator rather than `watchdog.guard` inside this one: a check query pays one context
-    # manager, and its `finally` still disarms when a signal interrupts the with statement.
+    # Armed and disarmed here rather than in a context manager of the watchdog's: a check query
+    # pays one, and its `finally` still disarms when a signal interrupts the with statement.
     number = watchdog.arm(connection, seconds)
     try:
         yield

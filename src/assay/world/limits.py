@@ -11,8 +11,7 @@ import itertools
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 
 VALUE_LIMIT = (
     16 << 20
@@ -32,14 +31,6 @@ class Watchdog:
         self._lock = threading.Lock()
         self._wake = threading.Condition(self._lock)
         self._thread: threading.Thread | None = None
-
-    @contextmanager
-    def guard(self, connection: sqlite3.Connection, seconds: float) -> Iterator[None]:
-        number = self.arm(connection, seconds)
-        try:
-            yield
-        finally:
-            self.disarm(number)
 
     def arm(self, connection: sqlite3.Connection, seconds: float) -> int:
         """Interrupt `connection` in `seconds` unless disarmed before; the number to disarm it by."""
