@@ -142,16 +142,12 @@ def commit(
         if parts["trajectory"] is not None:
             saved.append({"task_run_id": result.id, "trajectory": parts["trajectory"]})
     marks = [{"b_id": key, "b_run": run_id, "started_at": at} for key, at in starts.items()]
-    with store.statements.transaction() as transaction:
-        if marks:
-            transaction.write("MARK_STARTED", marks)
-        if rows:
+    with store.statements.transaction() as transaction:  # an empty list writes nothing
+        transaction.write("MARK_STARTED", marks)
+        transaction.write("STORE_RESULT", rows)
+        if replacing:
             ids = [{"b_id": row["b_id"]} for row in rows]
-            transaction.write("STORE_RESULT", rows)
-            if replacing:
-                transaction.write("DROP_CHECKS", ids)
-                transaction.write("DROP_TRAJECTORY", ids)
-        if checks:
-            transaction.write("ADD_CHECKS", checks)
-        if saved:
-            transaction.write("ADD_TRAJECTORY", saved)
+            transaction.write("DROP_CHECKS", ids)
+            transaction.write("DROP_TRAJECTORY", ids)
+        transaction.write("ADD_CHECKS", checks)
+        transaction.write("ADD_TRAJECTORY", saved)

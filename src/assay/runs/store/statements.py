@@ -137,7 +137,7 @@ PATH: dict[str, tuple[ClauseElement, list[str] | None]] = {
         select(task_runs.c.position).where(*_FINISHED).order_by(task_runs.c.position),
         None,
     ),
-    # JSON columns as their stored text: `assay run --json` splices it (`records.result_text`)
+    # JSON columns as their stored text: `assay run --json` splices it (`result_text`)
     "RESULT_PAGE": (
         select(task_runs.c.id, *_as_text(task_runs.c.result, task_runs.c.axes, task_runs.c.summary))
         .where(*_PAGE)
