@@ -45,9 +45,8 @@ def _checked(raw: Any) -> tuple[AnyAction, dict[str, Any]]:
     """The action, if it is one and JSON can carry it (a circular one cannot), and that JSON."""
     action = parse_action(raw)
     try:
-        as_json = action_json(
-            action
-        )  # what the trajectory keeps; it refuses cycles and unknown types
+        # what the trajectory keeps; it refuses cycles and unknown types
+        as_json = action_json(action)
     except (TypeError, ValueError, RecursionError) as error:
         raise InvalidAction(f"it is not JSON: {error}") from None
     return action, as_json
