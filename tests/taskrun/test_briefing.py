@@ -77,7 +77,7 @@ def test_the_instructions_files_are_part_of_every_tasks_fingerprint(tmp_path):
 
 def test_task_runs_at_the_same_time_of_the_clock_are_told_the_same(tmp_path):
     from assay.taskrun import finish
-    from assay.taskrun.session import BRIEFINGS_KEPT
+    from assay.taskrun.briefings import BRIEFINGS_KEPT
 
     root = write_world(tmp_path / "desk", world_toml=WORLD)
     (root / "policy.md").write_text("Be kind.\n", encoding="utf-8")

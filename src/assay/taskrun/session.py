@@ -10,7 +10,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Callable
-from datetime import date, datetime
+from datetime import date
 from datetime import time as clock_time
 from decimal import Decimal
 from typing import Any
@@ -19,6 +19,7 @@ from uuid import UUID
 from assay.errors import EnvironmentFailure, ToolError
 from assay.spec.task import TaskSpec
 from assay.taskrun.actions import AnyAction, Call, Finish, Say, action_json, parse_action
+from assay.taskrun.briefings import shared_briefing
 from assay.taskrun.faults import FaultPlan
 from assay.taskrun.model_customer import customer_for
 from assay.taskrun.observation import (
@@ -38,8 +39,6 @@ from assay.taskrun.timelimit import ToolOverrun, ToolTimeLimit
 from assay.world.live import LiveWorld, World
 from assay.world.offline import offline
 from assay.world.tools import InvalidArguments, Tool
-
-BRIEFINGS_KEPT = 1024  # a clock that tools move far could make ever new times
 
 
 class SessionOver(RuntimeError):
@@ -95,14 +94,7 @@ class Session:
         )
 
     def _briefing(self) -> Briefing:
-        """The same for every task run of the role at the same time of the world's clock."""
-        key = (self.task.role, self.live.now())
-        found = self.world.briefings.get(key)
-        if found is None:
-            if len(self.world.briefings) >= BRIEFINGS_KEPT:
-                self.world.briefings.clear()
-            found = self.world.briefings[key] = briefing(self.world, self.task, key[1])
-        return found
+        return shared_briefing(self.world, self.task, self.live.now())
 
     def act(
         self, action: AnyAction | dict[str, Any], *, as_json: dict[str, Any] | None = None
@@ -340,19 +332,6 @@ class Session:
         self.rejected_attempts += 1
         self.live.record_action("call", name, args, "REJECTED")
         return [Event(type="tool_result", tool=name, status="REJECTED", code=code, message=message)]
-
-
-def briefing(world: World, task: TaskSpec, now: datetime) -> Briefing:
-    """Where an agent works: the world and its role described, its instructions, the time `now`."""
-    spec = world.spec
-    role = spec.roles.get(task.role)
-    return Briefing(
-        world=spec.name,
-        world_description=spec.description or None,
-        role_description=(role.description or None) if role else None,
-        instructions=world.instructions.get(task.role),
-        now=now.isoformat().replace("+00:00", "Z"),
-    )
 
 
 def _result_event(tool: str, status: str, payload: Any, operation_id: str | None) -> Event:
