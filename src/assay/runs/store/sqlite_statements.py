@@ -3,7 +3,7 @@
 STATEMENTS: name → (SQL, its parameters in order, the literals among them, each parameter's bind
 processing, the columns of its rows, each column's result processing); DDL: a new store's."""
 
-HEAD = "0004"
+HEAD = "0005"
 
 DDL = (
     "\nCREATE TABLE benchmark_runs (\n\tid VARCHAR(64) NOT NULL, \n\tworld VARCHAR(200) NOT NULL, \n\tworld_version VARCHAR(100) NOT NULL, \n\tworld_path TEXT NOT NULL, \n\tagent TEXT NOT NULL, \n\trepeats INTEGER NOT NULL, \n\ttasks INTEGER NOT NULL, \n\ttask_runs INTEGER NOT NULL, \n\tscored BOOLEAN NOT NULL, \n\tphase VARCHAR(16) NOT NULL, \n\tstatus VARCHAR(16) NOT NULL, \n\tscore FLOAT, \n\tverdict VARCHAR(16), \n\tfigures JSON, \n\tcreated_at VARCHAR(32) NOT NULL, \n\tstarted_at VARCHAR(32), \n\tfinished_at VARCHAR(32), \n\ttoken_hash VARCHAR(64), \n\ttoken_expires_at VARCHAR(32), \n\tkey_id VARCHAR(64), \n\tPRIMARY KEY (id)\n)\n\n",
@@ -16,7 +16,7 @@ DDL = (
     "\nCREATE TABLE api_keys (\n\tid VARCHAR(64) NOT NULL, \n\tname TEXT NOT NULL, \n\tscope VARCHAR(16) NOT NULL, \n\tkey_hash VARCHAR(64) NOT NULL, \n\tcreated_at VARCHAR(32) NOT NULL, \n\texpires_at VARCHAR(32), \n\trevoked_at VARCHAR(32), \n\tPRIMARY KEY (id)\n)\n\n",
     "CREATE UNIQUE INDEX ix_api_keys_key_hash ON api_keys (key_hash)",
     "\nCREATE TABLE task_runs (\n\tid VARCHAR(64) NOT NULL, \n\tbenchmark_run_id VARCHAR(64) NOT NULL, \n\tposition INTEGER NOT NULL, \n\ttask_id VARCHAR(200) NOT NULL, \n\trepeat INTEGER NOT NULL, \n\tsplit VARCHAR(16) NOT NULL, \n\tphase VARCHAR(16) NOT NULL, \n\tstatus VARCHAR(16) NOT NULL, \n\toutcome VARCHAR(16), \n\treward INTEGER, \n\tscore FLOAT, \n\tverdict VARCHAR(16), \n\taxes JSON, \n\tsummary JSON, \n\tresult JSON, \n\tcreated_at VARCHAR(32) NOT NULL, \n\tstarted_at VARCHAR(32), \n\tfinished_at VARCHAR(32), \n\tPRIMARY KEY (id), \n\tCONSTRAINT uq_task_runs_repeat UNIQUE (benchmark_run_id, task_id, repeat), \n\tFOREIGN KEY(benchmark_run_id) REFERENCES benchmark_runs (id) ON DELETE CASCADE\n)\n\n",
-    "CREATE INDEX ix_task_runs_benchmark_run_id ON task_runs (benchmark_run_id)",
+    "CREATE INDEX ix_task_runs_position ON task_runs (benchmark_run_id, position)",
     "\nCREATE TABLE check_runs (\n\tid VARCHAR(64) NOT NULL, \n\ttask_run_id VARCHAR(64) NOT NULL, \n\tposition INTEGER NOT NULL, \n\tname TEXT NOT NULL, \n\ttype VARCHAR(16) NOT NULL, \n\tkind VARCHAR(64) NOT NULL, \n\tweight FLOAT NOT NULL, \n\taxis VARCHAR(200), \n\tpassed BOOLEAN NOT NULL, \n\tscore FLOAT NOT NULL, \n\tdetails TEXT, \n\tevidence JSON, \n\tjudged BOOLEAN DEFAULT 0 NOT NULL, \n\tPRIMARY KEY (id), \n\tFOREIGN KEY(task_run_id) REFERENCES task_runs (id) ON DELETE CASCADE\n)\n\n",
     "CREATE INDEX ix_check_runs_task_run_id ON check_runs (task_run_id)",
     "\nCREATE TABLE trajectories (\n\ttask_run_id VARCHAR(64) NOT NULL, \n\ttrajectory JSON NOT NULL, \n\tPRIMARY KEY (task_run_id), \n\tFOREIGN KEY(task_run_id) REFERENCES task_runs (id) ON DELETE CASCADE\n)\n\n",
@@ -29,7 +29,7 @@ STATEMENTS = {
         "INSERT INTO alembic_version (version_num) VALUES (?)",
         ("version_num",),
         {
-            "version_num": "0004",
+            "version_num": "0005",
         },
         (None,),
         (),

@@ -18,7 +18,7 @@ from sqlalchemy import (
     false,
 )
 
-HEAD = "0004"  # the newest migration; opening a store at this revision skips Alembic entirely
+HEAD = "0005"  # the newest migration; opening a store at this revision skips Alembic entirely
 
 Json = JSON()  # plain json on PostgreSQL too: the text is kept as serialised, keys in order
 Stamp = String(32)  # ISO-8601 UTC text, the form the JSON carries; it sorts as time does
@@ -79,7 +79,7 @@ task_runs = Table(
     Column("started_at", Stamp),
     Column("finished_at", Stamp),
     UniqueConstraint("benchmark_run_id", "task_id", "repeat", name="uq_task_runs_repeat"),
-    Index("ix_task_runs_benchmark_run_id", "benchmark_run_id"),
+    Index("ix_task_runs_position", "benchmark_run_id", "position"),  # a run read page by page
 )
 
 check_runs = Table(
