@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from assay.errors import SpecError, UsageError
 from assay.spec.files import shown
 from assay.spec.world import WorldSpec
+from assay.world.copies import CopyPool
 from assay.world.database import SqliteCopy, WorldCopy
 from assay.world.snapshot import Snapshot, load_snapshot
 
@@ -61,8 +62,12 @@ class SqliteBackend:
     def snapshot(self) -> Snapshot:
         return load_snapshot(self.root, self.spec)
 
+    @cached_property
+    def copies(self) -> CopyPool:
+        return CopyPool(self.snapshot)
+
     def open_copy(self) -> SqliteCopy:
-        return SqliteCopy(self.snapshot)
+        return SqliteCopy(self.snapshot, self.copies.take())
 
     def initial(self) -> SqliteCopy:
         copy = SqliteCopy(self.snapshot)
@@ -70,10 +75,18 @@ class SqliteBackend:
         return copy
 
     def drop(self, copy: WorldCopy) -> None:
-        copy.close()
+        """The copy is rolled back for the next task run, or closed (`assay.world.copies`)."""
+        assert isinstance(copy, SqliteCopy)
+        settled = copy.settled
+        connection = copy.release()
+        if connection is not None:  # dropped once already
+            self.copies.give_back(connection, settled)
 
     def close(self) -> None:
-        """Nothing is held open: copies live in memory."""
+        """Close the idle copies kept for later task runs; the next one deserializes anew."""
+        copies = self.__dict__.pop("copies", None)
+        if copies is not None:
+            copies.close()
 
 
 def open_backend(root: Path, spec: WorldSpec, world_db: str | None = None) -> Backend:

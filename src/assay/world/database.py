@@ -143,14 +143,30 @@ class SqliteDatabase:
 
 
 class SqliteCopy(SqliteDatabase):
-    """A fresh copy of a snapshot for one task run: tracks what it writes, then locks to read-only."""
+    """A fresh copy of a snapshot for one task run: tracks what it writes, then locks to read-only.
+    `connection`: one holding exactly the snapshot's state (`assay.world.copies`), else a new one."""
 
-    def __init__(self, snapshot: Snapshot):
-        super().__init__(snapshot.open_copy())
+    def __init__(self, snapshot: Snapshot, connection: sqlite3.Connection | None = None):
+        super().__init__(snapshot.open_copy() if connection is None else connection)
         self.snapshot = snapshot
         self.written: set[str] = set()
         self.reshaped: set[str] = set()  # a changed schema may have dropped the change log
-        self._authorizer = track_writes(self.connection, self.written, self.reshaped)
+        self.unsettled: set[int] = set()  # what a rollback does not undo: pragmas, transactions
+        self._authorizer = track_writes(
+            self.connection, self.written, self.reshaped, self.unsettled
+        )
+
+    @property
+    def settled(self) -> bool:
+        """Whether rolling back the task run's transaction undoes all it did to the connection."""
+        return not (self.reshaped or self.unsettled)
+
+    def release(self) -> sqlite3.Connection | None:
+        """The connection, taken from this copy (None if it was taken already): anything asked of
+        the copy afterwards fails as on a closed one, so a late caller cannot reach the task run
+        that uses the connection next."""
+        connection, self.connection = self.connection, _released
+        return None if connection is _released else connection
 
     def lock_readonly(self) -> None:
         self._authorizer = lock_readonly(self.connection)
@@ -191,3 +207,13 @@ class SqliteCopy(SqliteDatabase):
                 return names, found
         except sqlite3.Error as error:
             raise refused_or_failed(error) from None
+
+
+class _Released:
+    """Stands for a connection handed on: every use fails as on a closed sqlite3 connection."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise sqlite3.ProgrammingError("Cannot operate on a closed database.")
+
+
+_released: Any = _Released()

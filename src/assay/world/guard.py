@@ -17,19 +17,33 @@ READING = frozenset(
     {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
 )
 REFUSED_FUNCTIONS = frozenset({"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"})
+# a connection's count of every change in its life, not the world's state: copies are used again
+# (`assay.world.copies`), so it would differ from one task run to the next
+HISTORY_FUNCTIONS = frozenset({"total_changes"})
 WRITING = frozenset({sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE})
 RESHAPING = frozenset(
     getattr(sqlite3, f"SQLITE_{verb}_{thing}")
     for verb in ("CREATE", "DROP")
     for thing in ("INDEX", "TABLE", "TRIGGER", "VIEW", "TEMP_INDEX", "TEMP_TABLE", "TEMP_TRIGGER")
 ) | {sqlite3.SQLITE_ALTER_TABLE, sqlite3.SQLITE_CREATE_VTABLE, sqlite3.SQLITE_DROP_VTABLE}
+REFUSED_OR_HISTORY = REFUSED_FUNCTIONS | HISTORY_FUNCTIONS
 TRACKING = frozenset({"recursive_triggers"})  # pragmas the change log depends on
+# what a rollback of a copy's transaction does not undo (with RESHAPING): a copy that did any of
+# them is not used again
+UNSETTLING = frozenset(
+    {
+        sqlite3.SQLITE_PRAGMA,
+        sqlite3.SQLITE_TRANSACTION,
+        sqlite3.SQLITE_ATTACH,
+        sqlite3.SQLITE_DETACH,
+    }
+)
 
 
 def _authorize_read(action: int, first: str | None, second: str | None, *_: object) -> int:
     if action not in READING:
         return sqlite3.SQLITE_DENY
-    if action == sqlite3.SQLITE_FUNCTION and second and second.lower() in REFUSED_FUNCTIONS:
+    if action == sqlite3.SQLITE_FUNCTION and second and second.lower() in REFUSED_OR_HISTORY:
         return sqlite3.SQLITE_DENY
     return sqlite3.SQLITE_OK
 
@@ -40,6 +54,7 @@ Authorizer = Callable[..., int]
 def lock_readonly(connection: sqlite3.Connection) -> Authorizer:
     """From now on the connection can read and nothing else, and no value it makes is huge.
     The authorizer it installs is returned."""
+    connection.set_authorizer(None)  # the pragma is ours, not the task run's (`track_writes`)
     connection.execute("PRAGMA query_only = ON")
     connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
     connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, VALUE_LIMIT)
@@ -49,19 +64,28 @@ def lock_readonly(connection: sqlite3.Connection) -> Authorizer:
 
 
 def track_writes(
-    connection: sqlite3.Connection, written: set[str], reshaped: set[str]
+    connection: sqlite3.Connection,
+    written: set[str],
+    reshaped: set[str],
+    unsettled: set[int] | None = None,
 ) -> Authorizer:
-    """Record in `written` every table a statement prepared on this connection may change, and in
+    """Record in `written` every table a statement prepared on this connection may change, in
     `reshaped` every schema object one may create, drop or alter (or a pragma that the change log
-    of `assay.world.changes` depends on)."""
+    of `assay.world.changes` depends on), and in `unsettled` each other kind of action that a
+    rollback does not undo (UNSETTLING). `total_changes()` is refused (HISTORY_FUNCTIONS)."""
+    unsettled = set() if unsettled is None else unsettled
 
-    def authorize(action: int, first: str | None, *_: object) -> int:
+    def authorize(action: int, first: str | None, second: str | None, *_: object) -> int:
         if action in WRITING and first:
             written.add(first)
         elif action in RESHAPING or (
             action == sqlite3.SQLITE_PRAGMA and (first or "").lower() in TRACKING
         ):
             reshaped.add(first or "")
+        elif action in UNSETTLING:
+            unsettled.add(action)
+        elif action == sqlite3.SQLITE_FUNCTION and second and second.lower() in HISTORY_FUNCTIONS:
+            return sqlite3.SQLITE_DENY
         return sqlite3.SQLITE_OK
 
     connection.set_authorizer(authorize)
