@@ -21,10 +21,10 @@ import threading
 from assay.world.snapshot import Snapshot
 
 IDLE_BYTES = 256 << 20  # idle copies kept per world, by their images' size (at least one)
-# sets last_insert_rowid() and changes() to 0, as on a new connection; rolled back with the row
+# run last in the task run's transaction: they leave last_insert_rowid() and changes() at 0, as
+# on a new connection, and the row goes with the rollback
 _COUNTERS_ZEROED = (
-    "BEGIN",
-    "INSERT INTO sandbox_actions (id, turn, kind, status) VALUES (0, 0, '', '')",
+    "INSERT OR REPLACE INTO sandbox_actions (id, turn, kind, status) VALUES (0, 0, '', '')",
     "UPDATE sandbox_actions SET id = id WHERE 0",
     "ROLLBACK",
 )
@@ -65,7 +65,6 @@ class CopyPool:
         connection.execute("PRAGMA query_only = OFF")
         for limit, value in self._limits.items():
             connection.setlimit(limit, value)
-        connection.execute("ROLLBACK")
         for statement in _COUNTERS_ZEROED:
             connection.execute(statement)
         with self._lock:
