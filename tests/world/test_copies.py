@@ -196,3 +196,18 @@ def test_copies_idle_in_a_parent_process_are_not_used_in_a_child(world, monkeypa
     monkeypatch.setattr(pool, "_pid", -1)  # as a forked worker sees its parent's pool
     assert pool.take() is not connection
     pool.close()
+
+
+def test_the_limits_a_task_run_changed_are_set_back(world):
+    backend = world.backend
+    copy = backend.open_copy()
+    limits = (sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, sqlite3.SQLITE_LIMIT_LENGTH)
+    defaults = [copy.connection.getlimit(limit) for limit in limits]
+    copy.connection.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, 3)  # a tool past `world.db`
+    copy.lock_readonly()  # caps a value's length
+    connection = copy.connection
+    backend.drop(copy)
+    again = backend.open_copy()
+    assert again.connection is connection
+    assert [again.connection.getlimit(limit) for limit in limits] == defaults
+    backend.drop(again)

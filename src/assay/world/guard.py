@@ -67,13 +67,12 @@ def track_writes(
     connection: sqlite3.Connection,
     written: set[str],
     reshaped: set[str],
-    unsettled: set[int] | None = None,
+    unsettled: set[int],
 ) -> Authorizer:
     """Record in `written` every table a statement prepared on this connection may change, in
     `reshaped` every schema object one may create, drop or alter (or a pragma that the change log
     of `assay.world.changes` depends on), and in `unsettled` each other kind of action that a
     rollback does not undo (UNSETTLING). `total_changes()` is refused (HISTORY_FUNCTIONS)."""
-    unsettled = set() if unsettled is None else unsettled
 
     def authorize(action: int, first: str | None, second: str | None, *_: object) -> int:
         if action in WRITING and first:
