@@ -10,7 +10,9 @@ from typing import Any
 
 CHANGES = "sandbox_changes"
 ROWID_NAMES = frozenset({"rowid", "_rowid_", "oid"})
-# A table smaller than this is cheaper to read whole than its triggers are to parse at each reset.
+# A table smaller than this is cheaper to read whole than its triggers are to parse and to run on
+# each write; chosen when every reset parsed them, before copies were used again
+# (`assay.world.copies`: now a new copy parses them, a reused one has them parsed).
 TRACKED_FROM_ROWS = 128
 
 
