@@ -1,13 +1,9 @@
-"""A persistent bubblewrap sandbox per task run: start, exec (as Docker's `exec`), copy, digest, stop."""
+"""A persistent sandbox per task run: start, exec (as Docker's `exec`), copy, digest, stop."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-import signal
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -17,16 +13,18 @@ from types import TracebackType
 from typing import IO
 
 from assay.world.sandbox import holder as holders
+from assay.world.sandbox import confine
 from assay.world.sandbox import transfer
 from assay.world.sandbox.changes import tree_digest
-from assay.world.sandbox.command import ExecPlan, exec_argv
-from assay.world.sandbox.host import default_masks
-from assay.world.sandbox.identity import UnknownUser, resolve
-from assay.world.sandbox.layout import Home, bwrap_args, overlay_setup, prepare
+from assay.world.sandbox.command import environment
+from assay.world.sandbox.idmap import sandbox_ids
+from assay.world.sandbox.layout import Home, Plan, keeper_config, prepare
 
 TIMED_OUT = 124
-# How long past its own limit (and `timeout -k`) an exec may run before assay kills it itself.
+# How long past its own limit (and the keeper's SIGTERM-to-SIGKILL wait) an exec may take before
+# assay gives up on the answer.
 EXEC_GRACE_S = 30.0
+NETWORKS = ("no-network", "public", "allowlist")
 
 
 class SandboxError(Exception):
@@ -44,69 +42,82 @@ class ExecResult:
     duration_s: float
 
 
+@dataclass(frozen=True)
+class Options:
+    """How a sandbox is started, besides its home and its root's layers."""
+
+    workdir: str = "/"
+    network: str = "no-network"
+    allowed_hosts: Sequence[str] = ()
+    limits: confine.Limits = confine.Limits()
+    verifier: bool = False
+    fresh_layer: bool = True
+    binds: Sequence[tuple[Path, str]] = ()
+
+
 class Sandbox:
     """A running sandbox; every process in it dies at `stop()`, or when the assay process dies."""
 
-    def __init__(self, home: Path, workdir: str, holder: holders.Holder, *, readonly_root: bool):
+    def __init__(self, home: Path, options: Options, holder: holders.Holder, confinement: confine.Confinement):
         self.home = home
         self.logs = home / "logs"
-        self.workdir = workdir
-        self.readonly_root = readonly_root
-        self.notes: list[str] = []
+        self.workdir = options.workdir
+        self.notes: list[str] = list(confinement.notes)
         self._holder: holders.Holder | None = holder
-        self._pid1 = holder.pid1
+        self._guard = confinement
+        self.pid1 = holder.pid1
 
     @classmethod
     def start(
         cls,
         home: Path,
         *,
+        base: Path | None = None,
         layers: Sequence[Path] = (),
-        workdir: str = "/",
-        masks: Sequence[Path] = (),
-        overlay: bool = True,
+        options: Options | None = None,
+        **settings: object,
     ) -> Sandbox:
-        """Start a persistent sandbox in the empty dir `home`.
+        """Start a sandbox in `home` over `base` (the default base root when None) and `layers`.
 
-        layers: lower dirs stacked on the host root, the last one on top (cached build layers);
-        masks: host paths hidden from inside (an empty tmpfs over each that exists);
-        overlay=False forces the read-only-root fallback (tests and machines without overlay).
+        `settings` are the fields of Options (workdir, network, limits, …) when `options` is None.
+        A home that already holds a layer is started again over it with fresh_layer=False.
         """
+        options = options or Options(**settings)  # type: ignore[arg-type]
         home = Path(os.path.abspath(home))
-        if not workdir.startswith("/"):
-            raise SandboxError(f"workdir must be an absolute path, not {workdir!r}")
-        if home.exists() and (not home.is_dir() or any(home.iterdir())):
+        if not options.workdir.startswith("/"):
+            raise SandboxError(f"workdir must be an absolute path, not {options.workdir!r}")
+        if options.network not in NETWORKS:
+            raise SandboxError(f"network must be one of {', '.join(NETWORKS)}, not {options.network!r}")
+        if options.fresh_layer and home.exists() and (not home.is_dir() or any(home.iterdir())):
             raise SandboxError(f"sandbox home {home} is not an empty directory")
-        hidden = [*masks, *default_masks()]
-        refusal = None
-        if overlay:
-            try:
-                return cls._launch(Home(home), workdir, layers, hidden, overlay=True)
-            except holders.OverlayRefused as error:
-                refusal = str(error)
-                _empty(home)
-        sandbox = cls._launch(Home(home), workdir, (), hidden, overlay=False)
-        sandbox.notes.append("sandbox_readonly_root")
-        if refusal:
-            sandbox.notes.append(f"overlay_refused:{refusal}")
-        if layers:
-            sandbox.notes.append("layers_ignored")
-        return sandbox
-
-    @classmethod
-    def _launch(
-        cls, home: Home, workdir: str, layers: Sequence[Path], masks: list[Path], *, overlay: bool
-    ) -> Sandbox:
+        ids = sandbox_ids()
+        guard = confine.Confinement(home, options.limits, options.network, options.allowed_hosts)
         try:
-            prepare(home, workdir, overlay=overlay)
-            setup = overlay_setup(home, workdir, layers) if overlay else ""
-            bwrap = bwrap_args(home, workdir=workdir, masks=masks, overlay=overlay)
-            holder = holders.launch(home, setup, bwrap)
-        except holders.OverlayRefused:
-            raise
-        except (holders.HolderFailed, OSError, ValueError) as error:
+            root = base if base is not None else confine.default_base()
+            guard.prepare_layer(ids, fresh=options.fresh_layer)
+            prepare(Home(home), ids, fresh_layer=options.fresh_layer)
+            plan = Plan(
+                base=root,
+                layers=tuple(layers),
+                workdir=options.workdir,
+                verifier=options.verifier,
+                nameservers=() if options.network != "no-network" else None,
+                binds=tuple(options.binds),
+            )
+            if options.verifier:
+                _fresh_dir(Home(home).verifier_logs, ids.host_uid(0), ids.host_gid(0))
+            config = keeper_config(Home(home), plan, guard.seccomp())
+            holder = holders.launch(config, ids, home / "keeper.log", guard.join)
+        except (holders.HolderFailed, confine.ConfinementFailed, OSError, ValueError) as error:
+            guard.close()
             raise SandboxError(f"sandbox did not start: {error}") from None
-        return cls(home.root, workdir, holder, readonly_root=not overlay)
+        try:
+            guard.connect(holder.pid1, Home(home).resolv)
+        except confine.ConfinementFailed as error:
+            holder.release()
+            guard.close()
+            raise SandboxError(f"sandbox did not start: {error}") from None
+        return cls(home, options, holder, guard)
 
     def exec(
         self,
@@ -115,103 +126,95 @@ class Sandbox:
         timeout_s: float,
         user: str | int | None = None,
         env: Mapping[str, str] | None = None,
-        network: bool = True,
         cwd: str | None = None,
-        fsize_mb: int | None = None,
-        cpus: int | None = None,
-        writable: Sequence[str] = (),
     ) -> ExecResult:
-        """Run `command` with bash inside the sandbox, from `env -i` plus a default PATH, HOME (the
-        user's), LANG=C.UTF-8, TERM=dumb and `env`; network=False runs it with loopback only.
+        """Run `command` with bash inside the sandbox, from an empty environment plus a default
+        PATH, HOME (the user's), LANG=C.UTF-8, TERM=dumb, the network's own variables and `env`.
 
         The command reaches bash through a file, never argv, so its size is not limited by
         ARG_MAX; its own stdin is empty. Output is returned whole (the caller truncates).
-        writable: read-only mounts (such as /logs/verifier) this command alone may write.
         """
-        self._require_alive()
+        holder = self._require_alive()
         started = time.monotonic()
-        try:
-            identity = resolve(self._root_path, user)
-        except UnknownUser as error:
-            return ExecResult(b"", f"{error}\n".encode(), 126, False, time.monotonic() - started)
-        plan = ExecPlan(
-            timeout_s,
-            identity,
-            env or {},
-            network,
-            cwd or self.workdir,
-            fsize_mb,
-            cpus,
-            tuple(writable),
-        )
         with _scratch(self.home) as script, _scratch(self.home) as out, _scratch(self.home) as err:
-            os.fchmod(script.fileno(), 0o644)  # bash reopens it, maybe as another user
+            os.fchmod(script.fileno(), 0o644)  # bash reopens it as the command's own user
             script.write(command.encode("utf-8", "surrogateescape"))
             script.flush()
             script.seek(0)
-            argv = exec_argv(self._pid1, plan, script.fileno(), sys.executable)
-            process = _spawn(argv, script.fileno(), out, err)
-            returncode = _wait(process, timeout_s + EXEC_GRACE_S)
-            duration = time.monotonic() - started
-            timed_out = returncode in (TIMED_OUT, 128 + signal.SIGKILL) and duration >= timeout_s
+            request = {
+                "op": "exec",
+                "user": None if user is None else str(user),
+                "env": environment({**self._guard.env, **(env or {})}),
+                "cwd": cwd or self.workdir,
+                "timeout_s": timeout_s,
+                "rlimits": self._guard.rlimits,
+                "cpus": self._guard.cpu_list,
+            }
+            fds = [script.fileno(), out.fileno(), err.fileno()]
+            try:
+                reply = holder.request(request, fds, timeout_s=timeout_s + EXEC_GRACE_S)
+            except holders.HolderFailed as error:
+                raise SandboxError(f"exec failed: {error}") from None
             out.seek(0)
             err.seek(0)
             stdout, stderr = out.read(), err.read()
-        return ExecResult(
-            stdout, stderr, TIMED_OUT if timed_out else returncode, timed_out, duration
-        )
+        if "error" in reply:
+            raise SandboxError(f"exec failed: {reply['error']}")
+        duration = time.monotonic() - started
+        return ExecResult(stdout, stderr, reply["exit_code"], reply["timed_out"], duration)
 
     def put(self, source: Path, target: str, *, owner: str | None = None) -> None:
         """Copy a host file or a directory's contents to absolute path `target` inside (made if
         missing); `owner` chowns what was copied (user or user:group, resolved inside)."""
-        self._require_alive()
+        holder = self._require_alive()
         if not target.startswith("/"):
             raise SandboxError(f"put target must be an absolute path, not {target!r}")
         if not source.exists():
             raise SandboxError(f"put source {source} does not exist")
-        try:
-            identity = resolve(self._root_path, owner) if owner is not None else None
-        except UnknownUser as error:
-            raise SandboxError(f"put {source} to {target}: {error}") from None
-        failure = transfer.put(self._pid1, source, target, identity)
+        failure = transfer.put(holder, source, target, owner)
         if failure:
             raise SandboxError(f"put {source} to {target} failed: {failure}")
 
     def get(self, path: str, target: Path) -> bool:
-        """Copy absolute `path` (file or directory) out to host `target`; False when it is missing."""
-        self._require_alive()
+        """Copy absolute `path` (file or directory) out to host `target`; False when it is missing.
+        Links are copied as links and never followed; FIFOs and devices are left out."""
+        holder = self._require_alive()
         if not path.startswith("/"):
             raise SandboxError(f"get path must be an absolute path, not {path!r}")
-        outcome = transfer.get(self._pid1, path, target)
+        outcome = transfer.get(holder, path, target)
         if isinstance(outcome, str):
             raise SandboxError(f"get {path} to {target} failed: {outcome}")
         return outcome
 
+    def remove(self, path: str) -> None:
+        """Remove `path` inside (a tree, a file or a link; never what a link points to)."""
+        holder = self._require_alive()
+        try:
+            reply = holder.request({"op": "remove", "path": path}, timeout_s=120)
+        except holders.HolderFailed as error:
+            raise SandboxError(f"remove {path} failed: {error}") from None
+        if "error" in reply:
+            raise SandboxError(f"remove {path} failed: {reply['error']}")
+
     def digest(self) -> tuple[str, int]:
         """(sha256 hex, number of entries) over what changed against the lower layers: the upper
         dir's sorted entries with path, type, mode, size, link target and content hash — no times,
-        so the same actions give the same digest. The read-only-root fallback digests its workdir."""
-        home = Home(self.home)
-        return tree_digest(home.workdir if self.readonly_root else home.upper)
+        so the same actions give the same digest."""
+        return tree_digest(Home(self.home).upper)
 
-    def stop(self) -> None:
-        """Kill every process in the sandbox and unmount; idempotent. `home` stays for the caller."""
+    def stop(self, *, keep_layer: bool = False) -> None:
+        """Kill every process in the sandbox; idempotent. `home` stays for the caller, and with
+        keep_layer its writable layer stays mounted for a start over it again."""
         holder, self._holder = self._holder, None
         if holder is None:
             return
-        if holder.process.poll() is None:
-            # pid 1 dying makes the kernel kill its whole pid namespace, nsenter'd commands too.
-            _kill(self._pid1)
         holder.release()
+        self._guard.close(keep_layer=keep_layer)
 
     @property
     def alive(self) -> bool:
-        """Whether the sandbox's pid 1 still runs (False after stop, or once it was killed)."""
-        return (
-            self._holder is not None
-            and self._holder.process.poll() is None
-            and _running(self._pid1)
-        )
+        """Whether the sandbox's keeper and pid 1 still run (False after stop)."""
+        return self._holder is not None and self._holder.alive and _running(self.pid1)
 
     def __enter__(self) -> Sandbox:
         return self
@@ -224,39 +227,29 @@ class Sandbox:
     ) -> None:
         self.stop()
 
-    @property
-    def _root_path(self) -> Path:
-        return Path(f"/proc/{self._pid1}/root")
-
-    def _require_alive(self) -> None:
-        if not self.alive:
+    def _require_alive(self) -> holders.Holder:
+        if not self.alive or self._holder is None:
             raise SandboxError(f"sandbox {self.home} is not running")
+        return self._holder
 
 
-def _spawn(argv: list[str], script_fd: int, out: IO[bytes], err: IO[bytes]) -> subprocess.Popen:
-    # Output goes to files, so a background process holding them open cannot keep exec waiting.
-    return subprocess.Popen(
-        argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, pass_fds=(script_fd,)
-    )
+def release_layer(home: Path) -> None:
+    """Unmount a writable layer kept with stop(keep_layer=True)."""
+    confine.release_layer(Home(Path(os.path.abspath(home))))
 
 
-def _wait(process: subprocess.Popen, limit_s: float) -> int:
-    try:
-        returncode = process.wait(timeout=limit_s)
-        return 128 - returncode if returncode < 0 else returncode  # as a shell reports a signal
-    except subprocess.TimeoutExpired:
-        process.kill()  # `timeout` itself hung (an unkillable process): a backstop only
-        process.wait()
-        return TIMED_OUT
+def _fresh_dir(path: Path, uid: int, gid: int) -> None:
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.is_dir():
+        shutil.rmtree(path)
+    path.mkdir()
+    os.chown(path, uid, gid)
+    path.chmod(0o777)
 
 
 def _scratch(home: Path) -> IO[bytes]:
     return tempfile.TemporaryFile(dir=home)
-
-
-def _kill(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGKILL)
 
 
 def _running(pid: int) -> bool:
@@ -266,11 +259,3 @@ def _running(pid: int) -> bool:
     except (OSError, IndexError):
         return False
 
-
-def _empty(home: Path) -> None:
-    """Clear a home whose overlay start was refused, so the fallback starts from an empty dir."""
-    for entry in home.iterdir():
-        if entry.is_dir() and not entry.is_symlink():
-            shutil.rmtree(entry)
-        else:
-            entry.unlink()

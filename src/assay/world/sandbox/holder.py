@@ -1,132 +1,138 @@
-"""The holder: a small shell process that mounts a sandbox's overlay, starts bwrap, and kills the
-sandbox as soon as assay closes its end of a pipe or dies."""
+"""Starting a sandbox's keeper (keeper.py) and talking to it: the user namespace's id maps written
+from the host, the cgroup joined before anything runs inside, one socket per request."""
 
 from __future__ import annotations
 
 import json
 import os
-import select
+import socket
 import subprocess
-import time
-from dataclasses import dataclass
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 
-from assay.world.sandbox.layout import Home
+from assay.world.sandbox.idmap import IdMap
 
-READY_TIMEOUT_S = 30.0
-
-# Runs as `sh -c HOLDER holder HOME SETUP BWRAP_ARGS…` in a private mount namespace; SETUP mounts.
-# stdin is the read end of a pipe only assay can write: EOF means assay is done or dead.
-# stdout says `ready` (from the sandbox's pid 1), `overlay-refused`, or nothing when bwrap failed.
-HOLDER = r"""
-home=$1 setup=$2
-shift 2
-if [ -n "$setup" ] && ! { eval "$setup"; } 2>"$home/overlay.log"; then
-    echo overlay-refused
-    exit 0
-fi
-# Keep the info file open: the caller may delete the home before this holder reads it.
-: >"$home/info.json" && exec 5<"$home/info.json"
-"$@" 3>"$home/info.json" 4>&1 5<&- </dev/null >"$home/sandbox.log" 2>&1 &
-bwrap_pid=$!
-exec >/dev/null
-while read -r _; do :; done
-pid=$(sed -n 's/.*"child-pid": *\([0-9][0-9]*\).*/\1/p' <&5)
-# While bwrap lives it has not reaped its child, so the pid cannot name another process yet.
-# Killing bwrap itself is the last resort: its child would then be left for the host's init to reap.
-if [ -z "$pid" ]; then
-    kill -KILL "$bwrap_pid" 2>/dev/null  # its child dies with it (--die-with-parent)
-elif kill -0 "$bwrap_pid" 2>/dev/null; then
-    kill -KILL "$pid" 2>/dev/null
-fi
-wait
-"""
-
-
-HOLDER_ARGV = ("unshare", "-m", "--propagation", "private", "sh", "-c", HOLDER, "holder")
+KEEPER = Path(__file__).with_name("keeper.py")
+MESSAGE = 1 << 20
+START_TIMEOUT_S = 30.0
 
 
 class HolderFailed(Exception):
-    """The holder did not bring a sandbox up; str() says why."""
-
-
-class OverlayRefused(HolderFailed):
-    """The kernel refused the overlay mount."""
+    """The keeper did not bring a sandbox up, or stopped answering; str() says why."""
 
 
 @dataclass
 class Holder:
-    """A running holder: its process, the pipe end that keeps it waiting, the sandbox's pid 1."""
+    """A running keeper: its process, the control socket, the host pid of the sandbox's pid 1."""
 
     process: subprocess.Popen[bytes]
-    lifeline: int
+    control: socket.socket
     pid1: int
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def request(self, message: dict, fds: Sequence[int] = (), *, timeout_s: float | None) -> dict:
+        """Send one request with its file descriptors; its answer (HolderFailed when none came)."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        with ours:
+            try:
+                with self._lock:
+                    socket.send_fds(
+                        self.control, [json.dumps(message).encode()], [theirs.fileno(), *fds]
+                    )
+            except OSError as error:
+                raise HolderFailed(f"the sandbox is not running: {error}") from None
+            finally:
+                theirs.close()
+            ours.settimeout(timeout_s)
+            try:
+                answer = ours.recv(MESSAGE)
+            except TimeoutError:
+                raise HolderFailed("the sandbox did not answer in time") from None
+        if not answer:
+            raise HolderFailed("the sandbox ended the request without an answer")
+        return json.loads(answer)
 
     def release(self) -> None:
-        """Close the lifeline (the holder then kills the sandbox) and wait for the holder to end."""
-        if self.lifeline >= 0:
-            os.close(self.lifeline)
-            self.lifeline = -1
+        """Close the control socket (the keeper then kills the sandbox) and wait for it to end."""
+        self.control.close()
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
 
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
 
-def launch(home: Home, setup: str, bwrap: list[str]) -> Holder:
-    """Start a holder for the sandbox in `home` and wait until the sandbox's pid 1 runs."""
-    lifeline_read, lifeline = os.pipe()  # both ends close on exec; Popen hands only stdin over
-    with open(home.root / "holder.log", "wb") as errors:
+
+def launch(
+    config: dict, ids: IdMap, log: Path, joined: Callable[[int], None] = lambda pid: None
+) -> Holder:
+    """Start a keeper and wait until the sandbox's pid 1 runs.
+
+    joined: called with the keeper's pid once its user namespace exists and before anything runs
+    in it (to put it in the sandbox's cgroup).
+    """
+    control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    with open(log, "wb") as errors, theirs:
         process = subprocess.Popen(
-            [*HOLDER_ARGV, str(home.root), setup, *bwrap],
-            stdin=lifeline_read,
-            stdout=subprocess.PIPE,
+            [sys.executable, "-I", "-S", str(KEEPER), str(theirs.fileno())],
+            pass_fds=(theirs.fileno(),),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
             stderr=errors,
             start_new_session=True,
         )
-    os.close(lifeline_read)
-    holder = Holder(process, lifeline, pid1=-1)
-    assert process.stdout is not None
-    with process.stdout:
-        said = _first_line(process.stdout.fileno())
-    if said == "ready":
-        try:
-            holder.pid1 = _child_pid(home)
-        except HolderFailed:
-            holder.release()
-            raise
-        return holder
-    holder.release()
-    if said == "overlay-refused":
-        raise OverlayRefused(_log_line(home.root / "overlay.log", "overlay mount refused"))
-    raise HolderFailed(_log_line(home.log, _log_line(home.root / "holder.log", "bwrap failed")))
-
-
-def _first_line(fd: int) -> str:
-    data = b""
-    while not data.endswith(b"\n"):
-        readable, _, _ = select.select([fd], [], [], READY_TIMEOUT_S)
-        chunk = os.read(fd, 256) if readable else b""
-        if not chunk:
-            break
-        data += chunk
-    return data.decode(errors="replace").strip()
-
-
-def _child_pid(home: Home) -> int:
-    # bwrap writes the info as its child starts; allow the write a moment to land in any order.
-    for _ in range(1000):
-        try:
-            return int(json.loads(home.info.read_text())["child-pid"])
-        except (OSError, ValueError, KeyError):
-            time.sleep(0.001)
-    raise HolderFailed(f"bwrap wrote no child pid to {home.info}")
-
-
-def _log_line(path: os.PathLike[str], fallback: str) -> str:
+    holder = Holder(process, control, pid1=-1)
     try:
-        with open(path, errors="replace") as log:
-            lines = [line.strip() for line in log if line.strip()]
+        control.settimeout(START_TIMEOUT_S)
+        control.send(json.dumps(config).encode())
+        pid = _expect(control, "unshared", log)
+        _write_maps(pid, ids)
+        joined(pid)
+        control.send(json.dumps({"mapped": True}).encode())
+        holder.pid1 = _expect(control, "ready", log)
+        control.settimeout(None)
+    except (OSError, HolderFailed) as error:
+        holder.release()
+        raise HolderFailed(str(error)) from None
+    return holder
+
+
+def _write_maps(pid: int, ids: IdMap) -> None:
+    # Written from the host, as its root: a process may not map a range of ids into its own namespace.
+    with open(f"/proc/{pid}/uid_map", "w") as uid_map:
+        uid_map.write(ids.uid_map)
+    with open(f"/proc/{pid}/gid_map", "w") as gid_map:
+        gid_map.write(ids.gid_map)
+
+
+def _expect(control: socket.socket, key: str, log: Path) -> int:
+    try:
+        message = json.loads(control.recv(MESSAGE) or b"{}")
+    except TimeoutError:
+        raise HolderFailed("the sandbox did not start in time") from None
+    if key in message:
+        return int(message[key])
+    raise HolderFailed(message.get("error") or _last_line(log, "the sandbox's keeper exited"))
+
+
+def _last_line(path: Path, fallback: str) -> str:
+    try:
+        lines = [line.strip() for line in path.read_text(errors="replace").splitlines()]
     except OSError:
-        lines = []
+        return fallback
+    lines = [line for line in lines if line]
     return lines[-1] if lines else fallback
+
+
+def close_quietly(fds: Sequence[int]) -> None:
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass

@@ -1,4 +1,5 @@
-"""What a sandbox needs from the host: the tools, the directory of sandbox homes, assay's interpreter."""
+"""What a sandbox needs from the host: bubblewrap, a static busybox, the directory of sandbox
+homes, assay's interpreter and its compatibility commands."""
 
 from __future__ import annotations
 
@@ -8,43 +9,60 @@ import sys
 import tempfile
 from pathlib import Path
 
-TOOLS = ("bwrap", "unshare", "nsenter", "setpriv", "prlimit", "timeout", "tar", "env")
-
-# Credentials and sockets no sandbox may see, besides the homes of other sandboxes.
-SECRET_PATHS = ("~/.ssh", "~/.aws", "~/.config", "~/.netrc", "~/.git-credentials")
-DOCKER_SOCKET = "/var/run/docker.sock"
+BUSYBOX = Path("/bin/busybox")  # Debian's busybox-static
+ELF_MAGIC = b"\x7fELF"
+PT_INTERP = 3
 
 
 def sandbox_root() -> Path:
-    """The host dir under which sandbox homes are made (created 0700); $ASSAY_SANDBOX_DIR overrides.
+    """The host dir under which sandbox homes are made; $ASSAY_SANDBOX_DIR overrides.
 
-    Callers mask it so that no sandbox sees another's files.
+    It is 0711: a sandbox's own keeper (an unprivileged uid) walks into its home, and no one but
+    root lists the homes.
     """
     chosen = os.environ.get("ASSAY_SANDBOX_DIR")
     root = Path(chosen) if chosen else Path(tempfile.gettempdir()) / "assay-sandboxes"
     if not root.is_dir():
-        root.mkdir(mode=0o700, parents=True, exist_ok=True)
-        root.chmod(0o700)
+        root.mkdir(mode=0o711, parents=True, exist_ok=True)
+    if root.stat().st_mode & 0o777 != 0o711:
+        root.chmod(0o711)
     return root
 
 
 def sandbox_available() -> str | None:
-    """None when bwrap, nsenter and friends are usable here; else one line saying what is missing."""
+    """None when sandboxes can start here; else one line saying what is missing."""
     if shutil.which("bwrap") is None:
-        return "bubblewrap (bwrap) is not installed"
-    missing = [tool for tool in TOOLS if shutil.which(tool) is None]
-    if missing:
-        return f"sandbox tools not installed: {', '.join(missing)}"
+        return "bubblewrap (bwrap) is not installed (apt-get install bubblewrap)"
+    if not is_static(BUSYBOX):
+        return f"{BUSYBOX} is not a static busybox (apt-get install busybox-static)"
+    if shutil.which("mmdebstrap") is None:
+        return "mmdebstrap is not installed (apt-get install mmdebstrap): it builds the base root"
     if os.geteuid() != 0:
-        return "sandboxes need root: nsenter joins a sandbox's namespaces and mounts its overlay"
+        return "sandboxes need root: assay maps each sandbox's users to a subordinate uid range"
     return None
 
 
-def default_masks() -> list[Path]:
-    """Paths every sandbox hides: other sandboxes, the user's credentials, the docker socket."""
-    masks = [sandbox_root(), Path(DOCKER_SOCKET)]
-    masks += [Path(path).expanduser() for path in SECRET_PATHS]
-    return masks
+def busybox_path() -> Path:
+    return BUSYBOX
+
+
+def is_static(path: Path) -> bool:
+    """Whether `path` is an ELF executable with no program interpreter (no dynamic loader, so
+    neither a sandbox's libraries nor its /etc/ld.so.preload reach it)."""
+    try:
+        with open(path, "rb") as binary:
+            header = binary.read(64)
+            if header[:4] != ELF_MAGIC or header[4] != 2:  # 64-bit only
+                return False
+            order = "little" if header[5] == 1 else "big"
+            offset = int.from_bytes(header[32:40], order)
+            size, count = (int.from_bytes(header[i : i + 2], order) for i in (54, 56))
+            binary.seek(offset)
+            table = binary.read(size * count)
+    except (OSError, IndexError):
+        return False
+    kinds = [int.from_bytes(table[i : i + 4], order) for i in range(0, len(table), size)]
+    return PT_INTERP not in kinds
 
 
 def interpreter_dirs() -> list[Path]:

@@ -23,13 +23,14 @@ class Identity:
 ROOT = Identity(uid=0, gid=0, home="/root", known=True)
 
 
-def resolve(root: Path, spec: str | int | None) -> Identity:
+def resolve(root: Path | str, spec: str | int | None) -> Identity:
     """The identity `spec` names (user, uid, `user:group`) in the sandbox whose root is `root`.
 
     Like Docker, a uid without a passwd entry runs with gid 0 and HOME=/.
     """
     if spec is None:
         return ROOT
+    root = Path(root)
     user, _, group = str(spec).partition(":")
     entry = _find(_entries(root / "etc/passwd"), user)
     if entry is not None and len(entry) >= 7 and entry[3].isdigit():
@@ -41,6 +42,19 @@ def resolve(root: Path, spec: str | int | None) -> Identity:
     if not group:
         return identity
     return Identity(identity.uid, _group_id(root, group), identity.home, identity.known)
+
+
+def groups(root: Path | str, who: Identity) -> list[int]:
+    """The user's groups as `initgroups` gives them: its primary group and every group that lists
+    it as a member in the sandbox's /etc/group."""
+    passwd = [entry for entry in _entries(Path(root) / "etc/passwd") if entry[2] == str(who.uid)]
+    names = {entry[0] for entry in passwd}
+    found = [who.gid]
+    for entry in _entries(Path(root) / "etc/group"):
+        members = set(entry[3].split(",")) if len(entry) > 3 else set()
+        if members & names and int(entry[2]) not in found:
+            found.append(int(entry[2]))
+    return found
 
 
 def _group_id(root: Path, group: str) -> int:

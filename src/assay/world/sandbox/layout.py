@@ -1,25 +1,37 @@
-"""The directories of a sandbox home and the bubblewrap arguments that mount them as the sandbox's tree."""
+"""The directories of a sandbox home and the keeper's plan for them: the overlay root (base root,
+build layers, the task run's upper dir), the mounts bubblewrap makes, and nothing of the host's
+tree but the read-only tool layer."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
-from shlex import quote
+from dataclasses import dataclass, field
+from pathlib import Path
 
-from assay.world.sandbox.host import compat_dir, interpreter_dirs
+from assay.world.sandbox.host import busybox_path, compat_dir, interpreter_dirs
+from assay.world.sandbox.idmap import IdMap
 
-COMPAT_MOUNT = "/opt/assay/bin"
+COMPAT_MOUNT = "/opt/assay/bin"  # the uvx/uv stand-ins: on the PATH on purpose
+TOOLS_MOUNT = "/opt/assay/tools"  # assay's own static tools, called by absolute path only
+BUSYBOX = f"{TOOLS_MOUNT}/busybox"
 LOG_DIRS = ("agent", "verifier", "artifacts")
-# Paths the sandbox gets its own copy of; a mask under one of them would only be hidden again.
 VERIFIER_LOGS = "/logs/verifier"
-OWN_MOUNTS = ("/proc", "/dev", "/run", "/tmp", "/logs")
-# Host top-level entries the read-only root does not show: each gets a mount of its own, or none.
-NOT_SHARED = ("proc", "dev", "sys", "run", "tmp", "root", "logs", "tests", "solution")
-# Writable in the read-only fallback besides workdir, /tmp and /logs: /root, and where task runs
-# put the tests and the solution.
-FALLBACK_WRITABLE = ("/root", "/tests", "/solution")
+RESOLV_CONF = "/etc/resolv.conf"
+FD = "fd:"  # a source the keeper opens before it leaves the host's privileges, named after this
+# What Docker masks in /proc (an empty file or directory over it) and keeps read-only.
+PROC_MASKED_FILES = (
+    "/proc/kcore",
+    "/proc/keys",
+    "/proc/timer_list",
+    "/proc/sched_debug",
+    "/proc/latency_stats",
+    "/proc/sysrq-trigger",
+)
+PROC_MASKED_DIRS = ("/proc/acpi", "/proc/scsi", "/proc/asound")
+PROC_READ_ONLY = ("/proc/sys", "/proc/bus", "/proc/fs", "/proc/irq")
+# pid 2 of the sandbox: assay's static busybox, so nothing the agent left in the root runs there.
+PID2 = ["sh", "-c", f"echo ready; exec {BUSYBOX} sleep 2147483647 >/dev/null"]
 
 
 @dataclass(frozen=True)
@@ -29,12 +41,17 @@ class Home:
     root: Path
 
     @property
+    def layer(self) -> Path:
+        """Holds upper and work; a tmpfs of `storage_mb` when the disk is limited."""
+        return self.root / "layer"
+
+    @property
     def upper(self) -> Path:
-        return self.root / "upper"
+        return self.layer / "upper"
 
     @property
     def work(self) -> Path:
-        return self.root / "work"
+        return self.layer / "work"
 
     @property
     def merged(self) -> Path:
@@ -45,10 +62,6 @@ class Home:
         return self.root / "skeleton"
 
     @property
-    def base(self) -> Path:
-        return self.root / "base"
-
-    @property
     def tmp(self) -> Path:
         return self.root / "tmp"
 
@@ -57,137 +70,129 @@ class Home:
         return self.root / "logs"
 
     @property
-    def workdir(self) -> Path:
-        return self.root / "workdir"
-
-    def writable(self, inside: str) -> Path:
-        """The host dir bound at `inside` (one of FALLBACK_WRITABLE) in the read-only fallback."""
-        return self.root / "writable" / inside.strip("/")
+    def verifier_logs(self) -> Path:
+        """A fresh directory bound at /logs/verifier for a verifier phase only."""
+        return self.root / "verifier"
 
     @property
-    def info(self) -> Path:
-        return self.root / "info.json"
+    def resolv(self) -> Path:
+        return self.root / "resolv.conf"
 
     @property
     def log(self) -> Path:
         return self.root / "sandbox.log"
 
 
-def prepare(home: Home, workdir: str, *, overlay: bool) -> None:
-    """Make the host dirs of a sandbox in `home.root` (which must be missing or empty)."""
+@dataclass(frozen=True)
+class Plan:
+    """What one start of a sandbox asks for."""
+
+    base: Path
+    layers: Sequence[Path] = ()
+    workdir: str = "/"
+    verifier: bool = False  # a verifier phase: /logs/verifier writable, for its processes alone
+    nameservers: Sequence[str] | None = None  # None: no network beyond loopback
+    binds: Sequence[tuple[Path, str]] = field(default_factory=tuple)  # read-only, host → inside
+
+
+def prepare(home: Home, ids: IdMap, *, fresh_layer: bool) -> None:
+    """Make the host dirs of a sandbox, owned by the sandbox's root; keep upper when not fresh."""
     home.root.mkdir(parents=True, exist_ok=True)
-    home.tmp.mkdir(mode=0o1777)
-    home.tmp.chmod(0o1777)
+    os.chmod(home.root, 0o711)
+    root_ids = (ids.host_uid(0), ids.host_gid(0))
+    for path, mode in ((home.tmp, 0o1777), (home.merged, 0o755), (home.skeleton, 0o755)):
+        path.mkdir(exist_ok=True)
+        os.chown(path, *root_ids)
+        path.chmod(mode)
     for name in LOG_DIRS:
-        (home.logs / name).mkdir(parents=True)
-        (home.logs / name).chmod(0o777)
-    if overlay:
-        for path in (home.upper, home.work, home.merged, home.skeleton, home.base):
-            path.mkdir()
-    else:
-        home.workdir.mkdir()
-        for inside in FALLBACK_WRITABLE:
-            home.writable(inside).mkdir(mode=0o700 if inside == "/root" else 0o755, parents=True)
+        folder = home.logs / name
+        folder.mkdir(parents=True, exist_ok=True)
+        os.chown(folder, *root_ids)
+        folder.chmod(0o777)
+    os.chown(home.logs, *root_ids)
+    home.log.touch()
+    os.chown(home.log, *root_ids)  # the keeper, root inside, writes bwrap's errors there
+    if fresh_layer:
+        for path in (home.upper, home.work):
+            path.mkdir(parents=True)
+            os.chown(path, *root_ids)
 
 
-def overlay_setup(home: Home, workdir: str, layers: Sequence[Path]) -> str:
-    """The shell commands that mount a sandbox's root at `home.merged` in the holder's namespace.
-
-    The kernel refuses lower dirs that overlap, and every layer lies inside the host root; so with
-    layers the host root is first made an overlay of its own (with the mountpoints bwrap needs, kept
-    on a tmpfs so that making them writes nothing to upper), and the layers are stacked on that.
-    """
-    mountpoints = [str(home.skeleton / inside.lstrip("/")) for inside in _mountpoints(workdir)]
-    base = f"{home.skeleton}:/"
-    steps = [
-        "umask 022",
-        f"mount -t tmpfs -o mode=0755 assay-skeleton {quote(str(home.skeleton))}",
-        f"mkdir -p {' '.join(quote(path) for path in mountpoints)}",
-    ]
-    if layers:
-        steps.append(
-            f"mount -t overlay overlay -o {quote('lowerdir=' + base)} {quote(str(home.base))}"
-        )
-        base = ":".join([*(str(layer) for layer in reversed(layers)), str(home.base)])
-    options = f"lowerdir={base},upperdir={home.upper},workdir={home.work}"
-    odd = [path for path in [*layers, home.root] if any(char in str(path) for char in ",:\\")]
-    if odd:
-        raise ValueError(f"overlay paths may not contain ',', ':' or '\\': {odd[0]}")
-    steps.append(f"mount -t overlay overlay -o {quote(options)} {quote(str(home.merged))}")
-    return " && ".join(steps)
+def keeper_config(home: Home, plan: Plan, seccomp: bytes) -> dict:
+    """The keeper's plan: its mounts in order, the mountpoints the root needs, bwrap's argv."""
+    layers = [f"{FD}layer{index}" for index in range(len(plan.layers))]
+    lower = ":".join([str(home.skeleton), *reversed(layers), f"{FD}base"])
+    options = f"lowerdir={lower},upperdir={home.upper},workdir={home.work},userxattr"
+    if any(char in str(home.root) for char in ",:\\"):
+        raise ValueError(f"a sandbox home may not contain ',', ':' or '\\': {home.root}")
+    sources = {"base": plan.base, **{name[len(FD) :]: path for name, path in zip(layers, plan.layers)}}
+    return {
+        "sources": {name: str(path) for name, path in {**sources, **_bound(plan)}.items()},
+        "skeleton": str(home.skeleton),
+        "mountpoints": [str(home.skeleton) + inside for inside in _mountpoints(plan)],
+        "overlay": [str(home.merged), options],
+        "binds": [[name, target] for name, (_, target) in _read_only(plan).items()],
+        "bwrap": bwrap_args(home, plan),
+        "log": str(home.log),
+        "seccomp": seccomp.hex(),
+    }
 
 
-def _mountpoints(workdir: str) -> list[str]:
-    return ["/logs", "/tmp", COMPAT_MOUNT, workdir]
+def _mountpoints(plan: Plan) -> list[str]:
+    inside = ["/logs", "/tmp", "/run", "/proc", "/dev", "/sys", COMPAT_MOUNT, f"{BUSYBOX}!file"]
+    inside += [plan.workdir, *(str(path) for path in interpreter_dirs())]
+    inside += [target if source.is_dir() else f"{target}!file" for source, target in plan.binds]
+    if plan.nameservers is not None:
+        inside.append(f"{RESOLV_CONF}!file")
+    return [path for path in inside if path != "/"]
 
 
-def bwrap_args(home: Home, *, workdir: str, masks: Sequence[Path], overlay: bool) -> list[str]:
-    """The bwrap command line of a persistent sandbox whose pid 1 says `ready` on fd 4, then sleeps."""
-    needed = [COMPAT_MOUNT, workdir, *(str(path) for path in interpreter_dirs())]
-    tree = ["--bind", str(home.merged), "/"] if overlay else readonly_root(needed)
-    tree += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/run"]
-    tree += mask_args(masks, overlay=overlay)
+def bwrap_args(home: Home, plan: Plan) -> list[str]:
+    """bwrap's command line (the keeper adds --info-fd): the tree, the namespaces, pid 2."""
+    tree = ["--bind", str(home.merged), "/", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/run"]
+    tree += _proc_masks()
     tree += ["--bind", str(home.tmp), "/tmp", "--bind", str(home.logs), "/logs"]
-    # only the verifier's own exec remounts it writable, so nothing the agent left can write a reward
-    tree += ["--ro-bind", str(home.logs / "verifier"), VERIFIER_LOGS]
-    if not overlay:
-        for inside in FALLBACK_WRITABLE:
-            tree += ["--bind", str(home.writable(inside)), inside]
-        if workdir != "/":
-            tree += ["--bind", str(home.workdir), workdir]
-    for path in interpreter_dirs():
-        tree += ["--ro-bind", str(path), str(path)]
-    tree += ["--ro-bind", str(compat_dir()), COMPAT_MOUNT]
-    if not overlay:
-        tree += ["--remount-ro", "/"]
+    if plan.verifier:
+        tree += ["--bind", str(home.verifier_logs), VERIFIER_LOGS]
+    else:
+        tree += ["--ro-bind", str(home.logs / "verifier"), VERIFIER_LOGS]
+    if plan.nameservers is not None:
+        tree += ["--ro-bind", str(home.resolv), RESOLV_CONF]
     return [
         "bwrap",
         "--die-with-parent",
         *tree,
         *("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net"),
-        *("--hostname", "sandbox", "--chdir", workdir, "--info-fd", "3"),
+        *("--hostname", "sandbox", "--chdir", plan.workdir, "--cap-drop", "ALL"),
         "--",
-        *("/bin/sh", "-c", "echo ready >&4; exec sleep infinity 4>&-"),
+        BUSYBOX,
+        *PID2,
     ]
 
 
-def mask_args(masks: Sequence[Path], *, overlay: bool) -> list[str]:
-    """Hide each existing mask: an empty tmpfs over a directory, /dev/null over anything else."""
+def _read_only(plan: Plan) -> dict[str, tuple[Path, str]]:
+    """The host paths bound read-only, by name: the keeper opens each while it is still the host's
+    root, so a path the sandbox's own uid could not walk (a 0700 home) can still be bound."""
+    named = {f"interpreter{i}": (path, str(path)) for i, path in enumerate(interpreter_dirs())}
+    named["compat"] = (compat_dir(), COMPAT_MOUNT)
+    named["busybox"] = (busybox_path(), BUSYBOX)
+    named.update({f"bind{i}": bind for i, bind in enumerate(plan.binds)})
+    return named
+
+
+def _bound(plan: Plan) -> dict[str, Path]:
+    return {name: source for name, (source, _) in _read_only(plan).items()}
+
+
+def _proc_masks() -> list[str]:
     args: list[str] = []
-    root_device = os.stat("/").st_dev
-    for mask in dict.fromkeys(Path(os.path.realpath(path)) for path in masks):
-        if not mask.exists() or _under_own_mount(mask):
-            continue
-        if overlay and mask.stat().st_dev != root_device:
-            continue  # on another filesystem: the overlay of the root filesystem does not show it
-        args += ["--tmpfs", str(mask)] if mask.is_dir() else ["--ro-bind", "/dev/null", str(mask)]
-    return args
-
-
-def _under_own_mount(path: Path) -> bool:
-    return any(path.is_relative_to(mount) for mount in OWN_MOUNTS)
-
-
-def readonly_root(needed: Sequence[str]) -> list[str]:
-    """A tmpfs root showing the host's tree read-only, split open where a mountpoint must be made.
-
-    `needed`: paths inside that must exist as mountpoints; where the host lacks one, its nearest
-    existing ancestor is rebuilt in the tmpfs (children bound one by one) so the mountpoint can be made.
-    """
-    return _share_children(PurePosixPath("/"), [PurePosixPath(path) for path in needed])
-
-
-def _share_children(directory: PurePosixPath, needed: list[PurePosixPath]) -> list[str]:
-    args: list[str] = []
-    for name in sorted(os.listdir(directory)):
-        if directory == PurePosixPath("/") and name in NOT_SHARED:
-            continue
-        path = directory / name
-        below = [want for want in needed if want != path and want.is_relative_to(path)]
-        if os.path.islink(path):
-            args += ["--symlink", os.readlink(path), str(path)]
-        elif os.path.isdir(path) and any(not os.path.lexists(want) for want in below):
-            args += ["--dir", str(path), *_share_children(path, below)]
-        else:
-            args += ["--ro-bind", str(path), str(path)]
+    for path in PROC_MASKED_FILES:
+        if os.path.exists(path):
+            args += ["--ro-bind", "/dev/null", path]
+    for path in PROC_MASKED_DIRS:
+        if os.path.isdir(path):
+            args += ["--tmpfs", path, "--remount-ro", path]
+    for path in PROC_READ_ONLY:
+        if os.path.isdir(path):
+            args += ["--ro-bind", path, path]
     return args

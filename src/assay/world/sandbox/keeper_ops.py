@@ -1,0 +1,272 @@
+"""What the keeper does for one request, inside the sandbox's namespaces: run a command under the
+sandbox's restrictions, copy files in or out, remove a path (stdlib only; see keeper.py)."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import json
+import os
+import resource
+import select
+import shutil
+import signal
+import socket
+import stat
+import tarfile
+import time
+
+import identity  # a sibling module, stdlib only
+
+PR_SET_KEEPCAPS, PR_CAPBSET_DROP, PR_SET_SECCOMP = 8, 24, 22
+PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
+SECCOMP_MODE_FILTER = 2
+# Docker's default capabilities: chown, dac_override, fowner, fsetid, kill, setgid, setuid, setpcap,
+# net_bind_service, net_raw, sys_chroot, mknod, audit_write, setfcap. Never sys_admin.
+KEPT_CAPABILITIES = frozenset({0, 1, 3, 4, 5, 6, 7, 8, 10, 13, 18, 27, 29, 31})
+KILL_AFTER_S = 5.0
+TIMED_OUT = 124
+COPY_BLOCK = 1 << 16
+
+libc = ctypes.CDLL(None, use_errno=True)
+"".encode("latin-1"), "".encode("ascii")  # load the codecs tarfile uses before the root changes
+
+
+class _Filter(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+
+
+def handle(request: dict, fds: list[int], config: dict) -> None:
+    """Carry out one request; the answer goes back on the request's own socket, fds[0]."""
+    answer = socket.socket(fileno=fds[0])
+    try:
+        reply = OPS[request["op"]](request, fds[1:], config)
+    except (OSError, ValueError, KeyError, tarfile.TarError, identity.UnknownUser) as error:
+        reply = {"error": str(error) or type(error).__name__}
+    answer.send(json.dumps(reply).encode())
+
+
+def kill(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+
+
+def make_mountpoint(path: str) -> None:
+    """A directory, or an empty file for a path ending in `!file`, made with its parents."""
+    if path.endswith("!file"):
+        path = path[: -len("!file")]
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "ab"):
+            pass
+    else:
+        os.makedirs(path, exist_ok=True)
+
+
+# -- exec ------------------------------------------------------------------------------------------
+
+
+def _exec(request: dict, fds: list[int], config: dict) -> dict:
+    script, out, err = fds
+    try:
+        who = identity.resolve("/", request.get("user"))
+    except identity.UnknownUser as error:
+        os.write(err, f"{error}\n".encode())
+        return {"exit_code": 126, "timed_out": False}
+    env = dict(request["env"])
+    env["HOME"] = env.get("HOME") or who.home
+    pid = os.fork()
+    if pid == 0:
+        _become_command(request, config, who, env, (script, out, err))
+    for fd in fds:
+        os.close(fd)
+    return _wait(pid, float(request["timeout_s"]))
+
+
+def _become_command(request: dict, config: dict, who, env: dict, fds: tuple[int, int, int]) -> None:
+    """In the forked child: the command's session, files, limits, filter, identity, then bash."""
+    try:
+        os.setsid()
+        for number in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGCHLD, signal.SIGINT):
+            signal.signal(number, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_SETMASK, [])
+        script, out, err = fds
+        null = os.open("/dev/null", os.O_RDONLY)
+        for target, fd in ((0, null), (1, out), (2, err), (3, script)):
+            os.dup2(fd, target)
+        os.closerange(4, 65536)
+        try:
+            os.chdir(request["cwd"])
+        except OSError as error:
+            os.write(2, f"cannot change directory to {request['cwd']!r}: {error.strerror}\n".encode())
+            os._exit(126)
+        for number, soft, hard in request.get("rlimits", []):
+            resource.setrlimit(number, (soft, hard))
+        if request.get("cpus"):
+            os.sched_setaffinity(0, request["cpus"])
+        _restrict(config, who)
+        os.execvpe("bash", ["bash", "/dev/fd/3"], env)
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            os.write(2, f"could not start the command: {error}\n".encode())
+    os._exit(127)
+
+
+def _restrict(config: dict, who) -> None:
+    """The seccomp filter, Docker's capability bounding set, then the command's own ids."""
+    program = bytes.fromhex(config.get("seccomp", ""))
+    if program:
+        prog = _Filter(len(program) // 8, program)
+        if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "install the seccomp filter")
+    libc.prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0)
+    libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    capability = 0
+    while capability < 64:
+        if capability not in KEPT_CAPABILITIES and libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0):
+            if ctypes.get_errno() == errno.EINVAL:
+                break  # past the kernel's last capability
+            raise OSError(ctypes.get_errno(), f"drop capability {capability}")
+        capability += 1
+    os.setgroups(identity.groups("/", who) if who.known else [])
+    os.setresgid(who.gid, who.gid, who.gid)
+    os.setresuid(who.uid, who.uid, who.uid)
+
+
+def _wait(pid: int, timeout_s: float) -> dict:
+    """The command's exit code; past its time the group gets SIGTERM, then SIGKILL, and 124."""
+    descriptor = os.pidfd_open(pid)
+    try:
+        timed_out = not select.select([descriptor], [], [], max(timeout_s, 0.0))[0]
+        if timed_out:
+            _signal_group(pid, signal.SIGTERM)
+            if not select.select([descriptor], [], [], KILL_AFTER_S)[0]:
+                _signal_group(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+    finally:
+        os.close(descriptor)
+    if timed_out:
+        return {"exit_code": TIMED_OUT, "timed_out": True}
+    return {"exit_code": os.waitstatus_to_exitcode(status) % 256, "timed_out": False}
+
+
+def _signal_group(pid: int, number: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, number)
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, number)
+
+
+# -- files -----------------------------------------------------------------------------------------
+
+
+def _put_file(request: dict, fds: list[int], config: dict) -> dict:
+    """One file to `target` (into it, by name, when it is a directory or ends in '/')."""
+    (source,) = fds
+    target = request["target"]
+    if target.endswith("/") or os.path.isdir(target):
+        target = os.path.join(target, request["name"])
+    os.makedirs(os.path.dirname(target) or "/", exist_ok=True)
+    if os.path.islink(target):
+        os.unlink(target)
+    with os.fdopen(source, "rb") as data, open(target, "wb") as copy:
+        shutil.copyfileobj(data, copy, COPY_BLOCK)
+    _own(target, request, follow=False)
+    os.chmod(target, int(request["mode"], 8))
+    return {"done": True}
+
+
+def _put_tree(request: dict, fds: list[int], config: dict) -> dict:
+    """A tar stream unpacked into `target`: links stay links, existing directories keep theirs."""
+    (source,) = fds
+    target = request["target"]
+    os.makedirs(target, exist_ok=True)
+    with os.fdopen(source, "rb") as data, tarfile.open(fileobj=data, mode="r|") as archive:
+        for member in archive:
+            _unpack(archive, member, target, request)
+    return {"done": True}
+
+
+def _unpack(archive: tarfile.TarFile, member: tarfile.TarInfo, target: str, request: dict) -> None:
+    name = os.path.normpath(member.name).lstrip("/")
+    if name in ("", ".") and member.isdir():
+        return
+    if name.startswith(".."):
+        raise ValueError(f"archive member outside the target: {member.name}")
+    path = os.path.join(target, name)
+    if member.isdir():
+        if not os.path.isdir(path):
+            os.makedirs(path, exist_ok=True)
+            os.chmod(path, member.mode)
+            _own(path, request, follow=False)
+        return
+    if os.path.lexists(path) and not os.path.isdir(path):
+        os.unlink(path)
+    if member.issym():
+        os.symlink(member.linkname, path)
+    elif member.islnk():
+        os.link(os.path.join(target, member.linkname.lstrip("/")), path)
+    elif member.isfile():
+        with archive.extractfile(member) as data, open(path, "wb") as copy:  # type: ignore[union-attr]
+            shutil.copyfileobj(data, copy, COPY_BLOCK)
+        os.chmod(path, member.mode)
+    else:
+        return  # devices and FIFOs are not copied
+    _own(path, request, follow=False)
+
+
+def _own(path: str, request: dict, *, follow: bool) -> None:
+    owner = request.get("owner")
+    if owner is None:
+        return
+    who = identity.resolve("/", owner)
+    os.chown(path, who.uid, who.gid, follow_symlinks=follow)
+
+
+def _get(request: dict, fds: list[int], config: dict) -> dict:
+    """`path` (a file or a tree, never followed through a link) as a tar stream on fds[0]."""
+    (sink,) = fds
+    path = request["path"]
+    with os.fdopen(sink, "wb") as stream:
+        if not os.path.lexists(path):
+            return {"found": False}
+        base = os.path.basename(path.rstrip("/")) or "."
+        with tarfile.open(fileobj=stream, mode="w|", format=tarfile.PAX_FORMAT) as archive:
+            archive.add(path, arcname=base, recursive=True, filter=_plain)
+    return {"found": True}
+
+
+def _plain(member: tarfile.TarInfo) -> tarfile.TarInfo | None:
+    """Regular files, directories and links only; no owners carried out."""
+    if not (member.isfile() or member.isdir() or member.issym() or member.islnk()):
+        return None
+    member.uid = member.gid = 0
+    member.uname = member.gname = ""
+    return member
+
+
+def _remove(request: dict, fds: list[int], config: dict) -> dict:
+    path = request["path"]
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return {"done": True}
+    if stat.S_ISDIR(info.st_mode):
+        shutil.rmtree(path)
+    else:
+        os.unlink(path)
+    return {"done": True}
+
+
+def _ping(request: dict, fds: list[int], config: dict) -> dict:
+    return {"done": True, "at": time.time()}
+
+
+OPS = {
+    "exec": _exec,
+    "put_file": _put_file,
+    "put_tree": _put_tree,
+    "get": _get,
+    "remove": _remove,
+    "ping": _ping,
+}
