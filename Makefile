@@ -5,8 +5,11 @@ BIN := $(VENV)/bin
 
 .PHONY: demo test lint docs bench statements
 
-# Container-format tasks run in bubblewrap sandboxes; Debian's package gives /usr/bin/bwrap.
-BWRAP := /usr/bin/bwrap
+# Container-format tasks run in bubblewrap sandboxes over a root of their own: bwrap, a static
+# busybox (pid 2 of each sandbox), mmdebstrap (builds the base root from Debian's archive) and
+# passt's pasta (a public network that never reaches the host).
+SANDBOX_PACKAGES := bubblewrap busybox-static mmdebstrap passt
+SANDBOX_TOOLS := /usr/bin/bwrap /bin/busybox /usr/bin/mmdebstrap /usr/bin/pasta
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Reports and the viewer are tested in a real headless browser: Debian's chromium, driven by
@@ -19,15 +22,18 @@ $(BIN)/assay: pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@
 
-$(BWRAP):
-	$(SUDO) apt-get update -qq
-	$(SUDO) apt-get install -y -qq bubblewrap
+.PHONY: sandbox-tools
+sandbox-tools: $(BIN)/assay
+	@for tool in $(SANDBOX_TOOLS); do [ -x $$tool ] || missing=1; done; \
+	if [ -n "$$missing" ] || ! $(BIN)/python -c 'import sys; from assay.world.sandbox.host import is_static, BUSYBOX; sys.exit(not is_static(BUSYBOX))' 2>/dev/null; then \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $(SANDBOX_PACKAGES); \
+	fi
 
 $(CHROMIUM):
 	$(SUDO) apt-get update -qq
 	$(SUDO) apt-get install -y -qq chromium
 
-demo: $(BIN)/assay $(BWRAP)
+demo: $(BIN)/assay sandbox-tools
 	$(BIN)/assay run worlds/shop --agent reference
 
 lint: $(BIN)/assay
@@ -43,10 +49,10 @@ statements: $(BIN)/assay
 docs: $(BIN)/assay
 	$(BIN)/mkdocs build --strict --site-dir site
 
-test: lint docs $(BWRAP) $(CHROMIUM)
+test: lint docs sandbox-tools $(CHROMIUM)
 	$(BIN)/pytest -n auto --dist loadfile
 
-bench: $(BIN)/assay $(BWRAP)
+bench: $(BIN)/assay sandbox-tools
 	$(BIN)/python bench/taskruns.py
 	$(BIN)/python bench/agents.py
 	$(BIN)/python bench/validate.py

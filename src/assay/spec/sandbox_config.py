@@ -261,6 +261,14 @@ class TaskConfig(Loose):
             return self.agent.network_mode or self.environment.network_mode
         return self.verifier.network_mode or self.verifier_environment().network_mode
 
+    def allowed_hosts(self, phase: Phase) -> list[str]:
+        """The hosts an allowlist phase may reach: its own list, else its environment's."""
+        if phase == "build":
+            return []
+        own = self.agent.allowed_hosts if phase == "agent" else self.verifier.allowed_hosts
+        environment = self.environment if phase == "agent" else self.verifier_environment()
+        return list(own or environment.allowed_hosts or [])
+
     def unsupported(self) -> list[str]:
         """Why assay cannot run this task (empty when it can); a compose file is the caller's."""
         reasons: list[str] = []

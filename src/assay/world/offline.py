@@ -8,6 +8,7 @@ in a thread that is running a tool; everything else, and every other thread, is 
 
 from __future__ import annotations
 
+import socket
 import sys
 import threading
 from collections.abc import Iterator
@@ -36,9 +37,15 @@ class NetworkRefused(PermissionError):
 
 
 def _hook(event: str, args: tuple[Any, ...]) -> None:
-    if event in REACHING_OUT and getattr(_inside, "depth", 0):
+    if event in REACHING_OUT and getattr(_inside, "depth", 0) and not _local(event, args):
         target = args[1] if event == "socket.connect" and len(args) > 1 else args[0] if args else ""
         raise NetworkRefused(f"tools run offline: {event} to {target!r} refused")
+
+
+def _local(event: str, args: tuple[Any, ...]) -> bool:
+    """A Unix socket (a sandbox's keeper, say) reaches no host."""
+    on_socket = event in ("socket.connect", "socket.sendto", "socket.sendmsg")
+    return on_socket and bool(args) and getattr(args[0], "family", None) == socket.AF_UNIX
 
 
 @contextmanager

@@ -41,15 +41,15 @@ def collect_artifacts(box: Sandbox, entries: Sequence[Any], target: Path) -> lis
     return manifest
 
 
-def restore_artifacts(box: Sandbox, collected: Path, agent_artifacts: Path) -> None:
-    """Put every collected artifact back at its original path, and /logs/artifacts as it was."""
+def restore_artifacts(box: Sandbox, collected: Path) -> None:
+    """Put every collected artifact back at its original path, and /logs/artifacts as the agent
+    left it; links stay links (tar streams, never followed on the host)."""
     files = collected / FILES
-    if files.is_dir():
-        for path in sorted(files.rglob("*")):
-            if path.is_file():
-                box.put(path, f"/{path.relative_to(files).as_posix()}")
-    if agent_artifacts.is_dir():
-        shutil.copytree(agent_artifacts, box.logs / "artifacts", dirs_exist_ok=True)
+    if files.is_dir() and any(files.iterdir()):
+        box.put(files, "/")
+    agent_artifacts = collected / "logs"
+    if agent_artifacts.is_dir() and not agent_artifacts.is_symlink():
+        box.put(agent_artifacts, "/logs/artifacts")
 
 
 def _drop_excluded(copied: Path, patterns: list[str]) -> None:

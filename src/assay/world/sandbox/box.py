@@ -7,14 +7,13 @@ import shutil
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import IO
 
+from assay.world.sandbox import confine, transfer
 from assay.world.sandbox import holder as holders
-from assay.world.sandbox import confine
-from assay.world.sandbox import transfer
 from assay.world.sandbox.changes import tree_digest
 from assay.world.sandbox.command import environment
 from assay.world.sandbox.idmap import sandbox_ids
@@ -49,7 +48,8 @@ class Options:
     workdir: str = "/"
     network: str = "no-network"
     allowed_hosts: Sequence[str] = ()
-    limits: confine.Limits = confine.Limits()
+    limits: confine.Limits = field(default_factory=confine.Limits)
+    storage_mb: int | None = None  # the whole writable layer, not one file
     verifier: bool = False
     fresh_layer: bool = True
     binds: Sequence[tuple[Path, str]] = ()
@@ -58,7 +58,9 @@ class Options:
 class Sandbox:
     """A running sandbox; every process in it dies at `stop()`, or when the assay process dies."""
 
-    def __init__(self, home: Path, options: Options, holder: holders.Holder, confinement: confine.Confinement):
+    def __init__(
+        self, home: Path, options: Options, holder: holders.Holder, confinement: confine.Confinement
+    ):
         self.home = home
         self.logs = home / "logs"
         self.workdir = options.workdir
@@ -87,11 +89,13 @@ class Sandbox:
         if not options.workdir.startswith("/"):
             raise SandboxError(f"workdir must be an absolute path, not {options.workdir!r}")
         if options.network not in NETWORKS:
-            raise SandboxError(f"network must be one of {', '.join(NETWORKS)}, not {options.network!r}")
+            raise SandboxError(
+                f"network must be one of {', '.join(NETWORKS)}, not {options.network!r}"
+            )
         if options.fresh_layer and home.exists() and (not home.is_dir() or any(home.iterdir())):
             raise SandboxError(f"sandbox home {home} is not an empty directory")
         ids = sandbox_ids()
-        guard = confine.Confinement(home, options.limits, options.network, options.allowed_hosts)
+        guard = confine.Confinement(home, options)
         try:
             root = base if base is not None else confine.default_base()
             guard.prepare_layer(ids, fresh=options.fresh_layer)
@@ -258,4 +262,3 @@ def _running(pid: int) -> bool:
             return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"
     except (OSError, IndexError):
         return False
-

@@ -1,4 +1,4 @@
-"""The environment's Dockerfile run once into a cached layer that every task run stacks on the host
+"""The environment's Dockerfile run once into a cached layer that every task run stacks on its base
 root, as an image's layers are reused; a task run writes only its own layer above it."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import fcntl
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -28,10 +28,12 @@ def layers_dir() -> Path:
     return (cache_dir() / "layers").resolve()
 
 
-def cached_layer(plan: BuildPlan, key: str, *, timeout_s: float, masks: Sequence[Path]) -> Path:
-    """The layer of `plan`, built now unless an earlier build left it (BuildFailed if a step fails)."""
+def cached_layer(plan: BuildPlan, key: str, *, base: Path, timeout_s: float) -> Path:
+    """The layer of `plan` over `base`, built now unless an earlier build left it (BuildFailed if a
+    step fails); the key names the base root too, since a layer means nothing over another."""
     folder = layers_dir()
     folder.mkdir(parents=True, exist_ok=True)
+    key = f"{base.name}-{key}"
     layer = folder / key
     if (folder / f"{key}{DONE}").exists():
         return layer
@@ -39,13 +41,16 @@ def cached_layer(plan: BuildPlan, key: str, *, timeout_s: float, masks: Sequence
         if (folder / f"{key}{DONE}").exists():  # another process built it while we waited
             return layer
         home = Path(tempfile.mkdtemp(prefix="build-", dir=sandbox_root()))
+        home.chmod(0o711)  # the build sandbox's keeper, an unprivileged uid, walks into it
         try:
-            with Sandbox.start(home, workdir="/", masks=[*masks, folder]) as box:
-                if box.readonly_root:
-                    raise BuildFailed("environment_build_failed: no writable layer to build into")
+            try:
+                box = Sandbox.start(home, base=base, workdir="/", network="public")
+            except SandboxError as error:
+                raise BuildFailed(f"environment_build_failed: {error}") from None
+            with box:
                 run_steps(box, plan, timeout_s)
             shutil.rmtree(layer, ignore_errors=True)
-            os.rename(home / "upper", layer)
+            os.rename(home / "layer" / "upper", layer)
             (folder / f"{key}{DONE}").touch()
         finally:
             shutil.rmtree(home, ignore_errors=True)

@@ -7,7 +7,8 @@ import os
 import stat
 from pathlib import Path
 
-OPAQUE = "trusted.overlay.opaque"
+# An overlay mounted in a user namespace marks opaque directories with user.* xattrs.
+OPAQUE = ("trusted.overlay.opaque", "user.overlay.opaque")
 CHUNK = 1024 * 1024
 
 
@@ -49,15 +50,25 @@ def _walk(root: Path):
 
 
 def _is_opaque(path: Path) -> bool:
-    try:
-        return os.getxattr(path, OPAQUE, follow_symlinks=False) == b"y"
-    except OSError:
-        return False
+    for name in OPAQUE:
+        try:
+            if os.getxattr(path, name, follow_symlinks=False) == b"y":
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def _content_hash(path: Path) -> str:
     digest = hashlib.sha256()
-    with open(path, "rb") as file:
+    # Never follow a link or wait on a FIFO the sandbox swapped in after the walk saw a file.
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return "unreadable"
+    with open(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return "not-a-file"
         while chunk := file.read(CHUNK):
             digest.update(chunk)
     return digest.hexdigest()

@@ -9,13 +9,16 @@ import os
 import resource
 import subprocess
 import uuid
-from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay.world.sandbox import cgroups, network, seccomp
 from assay.world.sandbox.cgroups import Limits
 from assay.world.sandbox.idmap import IdMap
 from assay.world.sandbox.layout import Home
+
+if TYPE_CHECKING:
+    from assay.world.sandbox.box import Options
 
 __all__ = ["Confinement", "ConfinementFailed", "Limits", "default_base", "release_layer"]
 
@@ -32,13 +35,12 @@ class ConfinementFailed(Exception):
 class Confinement:
     """The host-side parts of one start of a sandbox; close() undoes them."""
 
-    def __init__(
-        self, home: Path, limits: Limits, mode: str, allowed_hosts: Sequence[str] = ()
-    ) -> None:
+    def __init__(self, home: Path, options: Options) -> None:
         self.home = Home(home)
-        self.limits = limits
-        self.mode = mode
-        self.allowed_hosts = tuple(allowed_hosts)
+        self.limits = options.limits
+        self.storage_mb = options.storage_mb
+        self.mode = options.network
+        self.allowed_hosts = tuple(options.allowed_hosts)
         self.notes: list[str] = []
         self.env: dict[str, str] = {}
         self.rlimits: list[tuple[int, int, int]] = list(ALWAYS)
@@ -57,7 +59,7 @@ class Confinement:
         """With storage_mb, the writable layer lives on a tmpfs of that size (the whole layer, not
         one file, is capped); a layer kept from an earlier start is used as it is."""
         layer = self.home.layer
-        size = self.limits_storage
+        size = self.storage_mb
         if not fresh or size is None:
             return
         layer.mkdir(parents=True, exist_ok=True)
@@ -69,10 +71,6 @@ class Confinement:
         )
         if done.returncode != 0:
             self.notes.append(f"storage_mb_not_enforced: {done.stderr.strip() or 'mount refused'}")
-
-    @property
-    def limits_storage(self) -> int | None:
-        return getattr(self.limits, "storage_mb", None)
 
     def join(self, pid: int) -> None:
         """Put the keeper (and so every process it starts) in the sandbox's cgroup."""

@@ -38,11 +38,7 @@ class SandboxTasks:
     notes: list[str] = field(default_factory=list)
 
     def trial(self, task_id: str) -> Trial:
-        return Trial(self.tasks[task_id], masks=self.masks())
-
-    def masks(self) -> list[Path]:
-        """Host paths no sandbox may see: every task directory of this world (tests, solutions)."""
-        return [task.root.resolve() for task in self.tasks.values()]
+        return Trial(self.tasks[task_id])
 
 
 def load_sandbox_world(path: Path, *, strict: bool = True) -> tuple[World, dict[str, SpecError]]:

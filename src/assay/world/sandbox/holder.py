@@ -4,7 +4,6 @@ from the host, the cgroup joined before anything runs inside, one socket per req
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -128,11 +127,3 @@ def _last_line(path: Path, fallback: str) -> str:
         return fallback
     lines = [line for line in lines if line]
     return lines[-1] if lines else fallback
-
-
-def close_quietly(fds: Sequence[int]) -> None:
-    for fd in fds:
-        try:
-            os.close(fd)
-        except OSError:
-            pass

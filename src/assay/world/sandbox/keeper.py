@@ -21,7 +21,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import keeper_ops  # noqa: E402  (a sibling, stdlib only; -I leaves the script's dir off sys.path)
+import keeper_ops
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
@@ -45,7 +45,10 @@ def main() -> None:
     # Opened in the new mount namespace (overlay clones only its own mounts) and while this process
     # still has the host uid that owns a 0700 home on the way, before it becomes root inside.
     try:
-        sources = {name: os.open(path, os.O_PATH | os.O_CLOEXEC) for name, path in config["sources"].items()}
+        sources = {
+            name: os.open(path, os.O_PATH | os.O_CLOEXEC)
+            for name, path in config["sources"].items()
+        }
     except OSError as error:
         _say(control, {"error": f"cannot open {error.filename}: {error.strerror}"})
         return
@@ -84,8 +87,9 @@ def _start(config: dict) -> tuple[subprocess.Popen, int]:
     """Mount the root, start bwrap, and join its namespaces; (bwrap's process, pid 1's host pid)."""
     _check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "make mounts private")
     _mount("assay-skeleton", config["skeleton"], "tmpfs", "mode=0755")
-    for path in config["mountpoints"]:
-        keeper_ops.make_mountpoint(path)
+    lowers = [f"/proc/self/fd/{config['fds'][name[len(FD) :]]}" for name in config["lowers"]]
+    for inside in config["mountpoints"]:
+        keeper_ops.make_mountpoint(config["skeleton"], inside, lowers)
     merged, options = config["overlay"]
     _mount("overlay", merged, "overlay", options)
     for name, inside in config["binds"]:

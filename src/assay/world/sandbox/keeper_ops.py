@@ -52,15 +52,33 @@ def kill(pid: int) -> None:
         os.kill(pid, signal.SIGKILL)
 
 
-def make_mountpoint(path: str) -> None:
-    """A directory, or an empty file for a path ending in `!file`, made with its parents."""
-    if path.endswith("!file"):
-        path = path[: -len("!file")]
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "ab"):
+def make_mountpoint(skeleton: str, inside: str, lowers: list[str]) -> None:
+    """Make `inside` (a directory, or an empty file when it ends in `!file`) in the skeleton, each
+    directory on the way with the owner and mode the layers below give it, so the skeleton
+    changes nothing a command sees but that the mountpoint exists."""
+    is_file = inside.endswith("!file")
+    inside = inside[: -len("!file")] if is_file else inside
+    parts = [part for part in inside.split("/") if part]
+    for depth in range(1, len(parts) + (0 if is_file else 1)):
+        relative = "/".join(parts[:depth])
+        target = os.path.join(skeleton, relative)
+        if os.path.isdir(target):
+            continue
+        found = next((info for info in (_lstat(os.path.join(lower, relative)) for lower in lowers) if info), None)
+        os.mkdir(target)
+        if found is not None and stat.S_ISDIR(found.st_mode):
+            os.chown(target, found.st_uid, found.st_gid)
+            os.chmod(target, stat.S_IMODE(found.st_mode))
+    if is_file:
+        with open(os.path.join(skeleton, *parts), "ab"):
             pass
-    else:
-        os.makedirs(path, exist_ok=True)
+
+
+def _lstat(path: str) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
+    except OSError:
+        return None
 
 
 # -- exec ------------------------------------------------------------------------------------------
@@ -98,7 +116,9 @@ def _become_command(request: dict, config: dict, who, env: dict, fds: tuple[int,
         try:
             os.chdir(request["cwd"])
         except OSError as error:
-            os.write(2, f"cannot change directory to {request['cwd']!r}: {error.strerror}\n".encode())
+            os.write(
+                2, f"cannot change directory to {request['cwd']!r}: {error.strerror}\n".encode()
+            )
             os._exit(126)
         for number, soft, hard in request.get("rlimits", []):
             resource.setrlimit(number, (soft, hard))

@@ -111,6 +111,7 @@ def prepare(home: Home, ids: IdMap, *, fresh_layer: bool) -> None:
         folder.chmod(0o777)
     os.chown(home.logs, *root_ids)
     home.log.touch()
+    home.resolv.touch()  # bound before the network is known; written once it is
     os.chown(home.log, *root_ids)  # the keeper, root inside, writes bwrap's errors there
     if fresh_layer:
         for path in (home.upper, home.work):
@@ -121,15 +122,19 @@ def prepare(home: Home, ids: IdMap, *, fresh_layer: bool) -> None:
 def keeper_config(home: Home, plan: Plan, seccomp: bytes) -> dict:
     """The keeper's plan: its mounts in order, the mountpoints the root needs, bwrap's argv."""
     layers = [f"{FD}layer{index}" for index in range(len(plan.layers))]
-    lower = ":".join([str(home.skeleton), *reversed(layers), f"{FD}base"])
+    # The skeleton (mountpoints only) lies just above the base: a build layer's own directories
+    # keep their owners and modes over it.
+    lower = ":".join([*reversed(layers), str(home.skeleton), f"{FD}base"])
     options = f"lowerdir={lower},upperdir={home.upper},workdir={home.work},userxattr"
     if any(char in str(home.root) for char in ",:\\"):
         raise ValueError(f"a sandbox home may not contain ',', ':' or '\\': {home.root}")
-    sources = {"base": plan.base, **{name[len(FD) :]: path for name, path in zip(layers, plan.layers)}}
+    named = dict(zip((name[len(FD) :] for name in layers), plan.layers, strict=True))
+    sources = {"base": plan.base, **named, **_bound(plan)}
     return {
-        "sources": {name: str(path) for name, path in {**sources, **_bound(plan)}.items()},
+        "sources": {name: str(path) for name, path in sources.items()},
         "skeleton": str(home.skeleton),
-        "mountpoints": [str(home.skeleton) + inside for inside in _mountpoints(plan)],
+        "mountpoints": _mountpoints(plan),
+        "lowers": [*reversed(layers), f"{FD}base"],
         "overlay": [str(home.merged), options],
         "binds": [[name, target] for name, (_, target) in _read_only(plan).items()],
         "bwrap": bwrap_args(home, plan),

@@ -32,9 +32,10 @@ def _put_tree(holder: Holder, source: Path, target: str, owner: str | None) -> s
 
     def pack() -> None:
         try:
-            with os.fdopen(write_end, "wb") as stream, tarfile.open(
-                fileobj=stream, mode="w|", format=tarfile.PAX_FORMAT
-            ) as archive:
+            with (
+                os.fdopen(write_end, "wb") as stream,
+                tarfile.open(fileobj=stream, mode="w|", format=tarfile.PAX_FORMAT) as archive,
+            ):
                 archive.add(str(source), arcname=".", recursive=True)
         except (OSError, tarfile.TarError) as error:
             failures.append(str(error))
@@ -58,7 +59,9 @@ def get(holder: Holder, path: str, target: Path) -> bool | str:
 
     def ask() -> None:
         try:
-            answers.append(holder.request({"op": "get", "path": path}, [write_end], timeout_s=COPY_TIMEOUT_S))
+            answers.append(
+                holder.request({"op": "get", "path": path}, [write_end], timeout_s=COPY_TIMEOUT_S)
+            )
         except HolderFailed as error:
             answers.append(str(error))
         finally:

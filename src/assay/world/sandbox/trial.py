@@ -12,22 +12,25 @@ from typing import Any
 
 from assay.errors import EnvironmentFailure, SpecError
 from assay.spec.sandbox import SandboxTask, resolve_templates
-from assay.world.sandbox.box import Sandbox, SandboxError
-from assay.world.sandbox.build import BuildFailed, cached_layer, layers_dir
+from assay.world.sandbox.box import Options, Sandbox, SandboxError, release_layer
+from assay.world.sandbox.build import BuildFailed, cached_layer
+from assay.world.sandbox.confine import ConfinementFailed, Limits, default_base
 from assay.world.sandbox.dockerfile import BuildPlan, build_key, plan_build
 from assay.world.sandbox.host import sandbox_available, sandbox_root
 from assay.world.sandbox.output import exec_output
 from assay.world.sandbox.verification import VerifierRun, verify
-from assay.world.snapshot import cache_dir
+
+DEFAULT_PIDS = 4096  # processes per sandbox when the task names none: a fork bomb stops there
 
 
 class Trial:
     """The sandbox phases of one task run; every sandbox is gone once `close` returns."""
 
-    def __init__(self, task: SandboxTask, masks: list[Path]):
+    def __init__(self, task: SandboxTask):
         self.task = task
         self.config = task.config
-        self.masks = [*masks, cache_dir().resolve(), layers_dir()]
+        self.base: Path | None = None
+        self.agent_acted = False  # set at the agent's first command: a verifier failure is then its
         self.notes: list[str] = []
         self.problem: str | None = None
         self.home: Path | None = None
@@ -75,7 +78,6 @@ class Trial:
         self.env = {**(self.plan.env if self.plan else {}), **env}
         self.verifier_env = {**self.env, **judge}
         self.workdir = self.config.environment.workdir or (self.plan and self.plan.workdir) or "/"
-        self._note_limits()
         return None
 
     def _plan(self) -> BuildPlan | None:
@@ -90,30 +92,39 @@ class Trial:
         self.notes.extend(plan.notes)
         return plan
 
-    def _note_limits(self) -> None:
+    def options(self, phase: str, *, workdir: str | None = None, **more: object) -> Options:
+        """How a sandbox of this task run starts for `phase`: its network, its limits."""
         environment = self.config.environment
-        if environment.memory_mb:
-            self.notes.append("memory_not_enforced")
-        phases = ("agent", "verifier")
-        if any(self.config.network(phase) == "allowlist" for phase in phases):
-            self.notes.append("allowlist_enforced_as_no_network")
+        limits = Limits(memory_mb=environment.memory_mb, pids=DEFAULT_PIDS, cpus=environment.cpus)
+        return Options(
+            workdir=workdir or self.workdir,
+            network=self.config.network(phase),  # type: ignore[arg-type]
+            allowed_hosts=tuple(self.config.allowed_hosts(phase)),  # type: ignore[arg-type]
+            limits=limits,
+            storage_mb=environment.storage_mb,
+            **more,  # type: ignore[arg-type]
+        )
 
     def _start_box(self) -> str | None:
         self.home = Path(tempfile.mkdtemp(prefix=f"{self.task.id[:40]}-", dir=sandbox_root()))
+        self.home.chmod(0o711)  # each sandbox's keeper, an unprivileged uid, walks into its home
+        try:
+            self.base = default_base()
+        except ConfinementFailed as error:
+            return f"sandbox_failed: {error}"
         if self.plan is not None and self.plan.steps:
             key = build_key(self.task.dockerfile, self.task.environment_dir)  # type: ignore[arg-type]
             try:
                 self.layer = cached_layer(
                     self.plan,
                     key,
+                    base=self.base,
                     timeout_s=self.config.environment.build_timeout_sec,
-                    masks=self.masks,
                 )
             except BuildFailed as failed:
                 return str(failed)
-        layers = [self.layer] if self.layer else []
         self.box = Sandbox.start(
-            self.home / "agent", layers=layers, workdir=self.workdir, masks=self.masks
+            self.home / "agent", base=self.base, layers=self.layers, options=self.options("agent")
         )
         self.notes.extend(note for note in self.box.notes if note not in self.notes)
         if self.task.dockerfile is None:
@@ -150,6 +161,10 @@ class Trial:
                 time.sleep(check.interval_sec if attempt else check.start_interval_sec)
         return f"healthcheck_failed: {check.command!r} did not succeed in {check.retries + 1} tries"
 
+    @property
+    def layers(self) -> list[Path]:
+        return [self.layer] if self.layer else []
+
     # -- the agent phase ----------------------------------------------------------------------
 
     @property
@@ -162,16 +177,9 @@ class Trial:
             raise EnvironmentFailure("the task's sandbox is not running")
         if self._deadline is not None:
             timeout_s = max(min(timeout_s, self._deadline - time.monotonic()), 0.001)
+        self.agent_acted = True
         try:
-            result = self.box.exec(
-                command,
-                timeout_s=timeout_s,
-                user=self.agent_user,
-                env=self.env,
-                network=self.config.network("agent") == "public",
-                fsize_mb=self.config.environment.storage_mb,
-                cpus=self.config.environment.cpus,
-            )
+            result = self.box.exec(command, timeout_s=timeout_s, user=self.agent_user, env=self.env)
         except SandboxError as error:
             raise EnvironmentFailure(f"the task's sandbox failed: {error}") from None
         return exec_output(result)
@@ -193,4 +201,6 @@ class Trial:
         if self.box is not None:
             self.box.stop()
         if self.home is not None:
+            for folder in (self.home / "agent", self.home / "verifier"):
+                release_layer(folder)
             shutil.rmtree(self.home, ignore_errors=True)

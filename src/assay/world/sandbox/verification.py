@@ -14,7 +14,7 @@ from assay.world.sandbox.artifacts import collect_artifacts, restore_artifacts
 from assay.world.sandbox.box import Sandbox, SandboxError
 from assay.world.sandbox.build import BuildFailed, cached_layer
 from assay.world.sandbox.dockerfile import build_key, plan_build
-from assay.world.sandbox.layout import VERIFIER_LOGS
+from assay.world.sandbox.layout import Home
 from assay.world.sandbox.output import tail
 
 if TYPE_CHECKING:
@@ -54,16 +54,20 @@ def verify(trial: Trial) -> VerifierRun:
         _pre_artifacts(trial, box, run)
         _collect_hooks(trial, box, run)
         run.artifacts = collect_artifacts(box, trial.config.artifacts, trial.home / "artifacts")
-        if trial.config.verifier_mode() == "separate":
-            box.stop()
-            box = _verifier_box(trial, run)
-            if box is None:
-                return run
+        box.get("/logs/artifacts", trial.home / "artifacts" / "logs")
+        # Nothing the agent started survives into the verifier: its sandbox stops here, and the
+        # verifier gets a new one (over the same writable layer in shared mode).
+        separate = trial.config.verifier_mode() == "separate"
+        box.stop(keep_layer=not separate)
+        box = _verifier_box(trial, run) if separate else _shared_box(trial)
+        if box is None:
+            return run
         _run_tests(trial, box, run)
     except SandboxError as error:
-        run.problem = f"sandbox_failed: {error}"
+        run.problem = run.problem or f"sandbox_failed: {error}"
     finally:
-        box.stop()
+        if box is not None:
+            box.stop()
         trial.box.stop()
     return run
 
@@ -71,16 +75,14 @@ def verify(trial: Trial) -> VerifierRun:
 def _pre_artifacts(trial: Trial, box: Sandbox, run: VerifierRun) -> None:
     script = trial.task.pre_artifacts
     if script is None:
-        patch = box.logs / "artifacts" / "model.patch"
-        if not patch.exists():
-            patch.touch()
+        if not os.path.lexists(box.logs / "artifacts" / "model.patch"):
+            box.exec(
+                "touch /logs/artifacts/model.patch", timeout_s=30
+            )  # made inside, as the agent's
         return
     box.put(script, f"{PRIVATE}/pre_artifacts.sh")
     result = box.exec(
-        f"bash {PRIVATE}/pre_artifacts.sh",
-        timeout_s=PRE_ARTIFACTS_TIMEOUT_S,
-        env=trial.env,
-        network=trial.config.network("agent") == "public",
+        f"bash {PRIVATE}/pre_artifacts.sh", timeout_s=PRE_ARTIFACTS_TIMEOUT_S, env=trial.env
     )
     if result.timed_out or result.exit_code != 0:
         run.notes.append(f"pre_artifacts_failed:{result.exit_code}")
@@ -89,20 +91,25 @@ def _pre_artifacts(trial: Trial, box: Sandbox, run: VerifierRun) -> None:
 def _collect_hooks(trial: Trial, box: Sandbox, run: VerifierRun) -> None:
     """Each `[[verifier.collect]]` command; a failure is noted and never stops the run."""
     for index, hook in enumerate(trial.config.verifier.collect):
-        result = box.exec(
-            hook.command,
-            timeout_s=hook.timeout_sec,
-            user=hook.user,
-            env=trial.env,
-            network=trial.config.network("agent") == "public",
-        )
+        result = box.exec(hook.command, timeout_s=hook.timeout_sec, user=hook.user, env=trial.env)
         if result.timed_out or result.exit_code != 0:
             run.notes.append(f"collect_failed:{index}:{result.exit_code}")
 
 
+def _shared_box(trial: Trial) -> Sandbox:
+    """A new sandbox over the agent's own writable layer, with the verifier's network."""
+    assert trial.home is not None and trial.base is not None
+    return Sandbox.start(
+        trial.home / "agent",
+        base=trial.base,
+        layers=trial.layers,
+        options=trial.options("verifier", verifier=True, fresh_layer=False),
+    )
+
+
 def _verifier_box(trial: Trial, run: VerifierRun) -> Sandbox | None:
     """A fresh sandbox of the verifier's environment holding only the artifacts."""
-    assert trial.home is not None
+    assert trial.home is not None and trial.base is not None
     layer = trial.layer
     tests_dockerfile = trial.task.tests_dockerfile
     workdir = trial.workdir
@@ -111,10 +118,7 @@ def _verifier_box(trial: Trial, run: VerifierRun) -> Sandbox | None:
             plan = plan_build(tests_dockerfile, trial.task.tests_dir)
             key = build_key(tests_dockerfile, trial.task.tests_dir)
             layer = cached_layer(
-                plan,
-                key,
-                timeout_s=trial.config.environment.build_timeout_sec,
-                masks=trial.masks,
+                plan, key, base=trial.base, timeout_s=trial.config.environment.build_timeout_sec
             )
         except (BuildFailed, SpecError, SandboxError, OSError) as failed:
             run.problem = f"verifier_build_failed: {failed}"
@@ -125,19 +129,22 @@ def _verifier_box(trial: Trial, run: VerifierRun) -> Sandbox | None:
         workdir = chosen.workdir
     box = Sandbox.start(
         trial.home / "verifier",
+        base=trial.base,
         layers=[layer] if layer else [],
-        workdir=workdir,
-        masks=trial.masks,
+        options=trial.options("verifier", workdir=workdir, verifier=True),
     )
-    restore_artifacts(box, trial.home / "artifacts", trial.box.logs / "artifacts")
+    restore_artifacts(box, trial.home / "artifacts")
     return box
 
 
 def _run_tests(trial: Trial, box: Sandbox, run: VerifierRun) -> None:
-    """Empty /logs/verifier, put tests/ in, run test.sh; then stop the sandbox before reading."""
-    verifier_logs = box.logs / "verifier"
-    _empty(verifier_logs)  # the directory itself stays: it is the source of a mount
-    box.put(trial.task.tests_dir, "/tests")
+    """A fresh /tests, then test.sh; then the sandbox stops before anything is read."""
+    try:
+        box.remove("/tests")  # whatever the agent left there, a conftest.py say, goes first
+        box.put(trial.task.tests_dir, "/tests")
+    except SandboxError as error:
+        run.problem = f"verifier_setup_failed: {error}"
+        return
     if not os.access(trial.task.test_script, os.X_OK):  # the copy keeps the mode it has
         box.exec("chmod +x /tests/test.sh", timeout_s=30)
     user = trial.config.verifier.user or (trial.plan.user if trial.plan else None)
@@ -146,10 +153,9 @@ def _run_tests(trial: Trial, box: Sandbox, run: VerifierRun) -> None:
         timeout_s=trial.config.verifier.timeout_sec,
         user=user,
         env=trial.verifier_env,
-        network=trial.config.network("verifier") == "public",
-        writable=[VERIFIER_LOGS],
     )
-    box.stop()  # nothing may write a reward file after this point
+    box.stop(keep_layer=True)  # nothing may write a reward file after this point
+    verifier_logs = Home(box.home).verifier_logs
     run.logs = verifier_logs
     run.exit_code = result.exit_code
     run.test_stdout_tail = tail(verifier_logs / "test-stdout.txt")
