@@ -3,7 +3,11 @@ from the host, the cgroup joined before anything runs inside, one socket per req
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import select
+import signal
 import socket
 import subprocess
 import sys
@@ -17,6 +21,7 @@ from assay.world.sandbox.idmap import IdMap
 KEEPER = Path(__file__).with_name("keeper.py")
 MESSAGE = 1 << 20
 START_TIMEOUT_S = 30.0
+RELEASE_TIMEOUT_S = 10.0
 
 
 class HolderFailed(Exception):
@@ -25,9 +30,9 @@ class HolderFailed(Exception):
 
 @dataclass
 class Holder:
-    """A running keeper: its process, the control socket, the host pid of the sandbox's pid 1."""
+    """A running keeper: its pid, the control socket, the host pid of the sandbox's pid 1."""
 
-    process: subprocess.Popen[bytes]
+    pid: int
     control: socket.socket
     pid1: int
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -58,14 +63,23 @@ class Holder:
         """Close the control socket (the keeper then kills the sandbox) and wait for it to end."""
         self.control.close()
         try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+            descriptor = os.pidfd_open(self.pid)
+        except ProcessLookupError:
+            return
+        try:
+            if not select.select([descriptor], [], [], RELEASE_TIMEOUT_S)[0]:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(self.pid, signal.SIGKILL)
+        finally:
+            os.close(descriptor)
 
     @property
     def alive(self) -> bool:
-        return self.process.poll() is None
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
 
 
 def launch(
@@ -78,15 +92,8 @@ def launch(
     """
     control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     with open(log, "wb") as errors, theirs:
-        process = subprocess.Popen(
-            [sys.executable, "-I", "-S", str(KEEPER), str(theirs.fileno())],
-            pass_fds=(theirs.fileno(),),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=errors,
-            start_new_session=True,
-        )
-    holder = Holder(process, control, pid1=-1)
+        pid = _ZYGOTE.fork(theirs.fileno(), errors.fileno())
+    holder = Holder(pid, control, pid1=-1)
     try:
         control.settimeout(START_TIMEOUT_S)
         control.send(json.dumps(config).encode())
@@ -100,6 +107,57 @@ def launch(
         holder.release()
         raise HolderFailed(str(error)) from None
     return holder
+
+
+class _Zygote:
+    """One keeper.py process per assay process, started on first use, that forks the keepers."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._socket: socket.socket | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self._owner = -1
+
+    def fork(self, control_fd: int, log_fd: int) -> int:
+        with self._lock:
+            for attempt in (1, 2):
+                zygote = self._running()
+                try:
+                    socket.send_fds(zygote, [b"keep"], [control_fd, log_fd])
+                    zygote.settimeout(START_TIMEOUT_S)
+                    answer = zygote.recv(MESSAGE)
+                except OSError as error:
+                    answer, failure = b"", error
+                if answer:
+                    return int(json.loads(answer)["pid"])
+                self._stop()
+                if attempt == 2:
+                    raise HolderFailed(f"the keeper could not be started: {failure or 'no answer'}")
+        raise AssertionError("unreachable")
+
+    def _running(self) -> socket.socket:
+        alive = self._process is not None and self._process.poll() is None
+        if self._socket is not None and alive and self._owner == os.getpid():
+            return self._socket
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        with theirs:
+            self._process = subprocess.Popen(
+                [sys.executable, "-I", "-S", str(KEEPER), str(theirs.fileno())],
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        self._socket, self._owner = ours, os.getpid()
+        return ours
+
+    def _stop(self) -> None:
+        if self._socket is not None:
+            self._socket.close()
+        self._socket = None
+
+
+_ZYGOTE = _Zygote()
 
 
 def _write_maps(pid: int, ids: IdMap) -> None:

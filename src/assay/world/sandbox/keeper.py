@@ -35,8 +35,35 @@ FD = "fd:"
 libc = ctypes.CDLL(None, use_errno=True)
 
 
-def main() -> None:
-    control = socket.socket(fileno=int(sys.argv[1]))
+def zygote(control: socket.socket) -> None:
+    """Fork a keeper for each request (its control socket and log come as fds), so a sandbox
+    starts without an interpreter's start-up; ends when assay closes the socket."""
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # keepers are reaped by the kernel
+    while True:
+        try:
+            message, fds, _, _ = socket.recv_fds(control, MESSAGE, 2)
+        except OSError:
+            return
+        if not message or len(fds) != 2:
+            return
+        pid = os.fork()
+        if pid == 0:
+            control.close()
+            os.setsid()
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            os.dup2(fds[1], 2)
+            os.close(fds[1])
+            try:
+                keep(socket.socket(fileno=fds[0]))
+            finally:
+                os._exit(0)
+        for fd in fds:
+            os.close(fd)
+        control.send(json.dumps({"pid": pid}).encode())
+
+
+def keep(control: socket.socket) -> None:
+    """Hold one sandbox: its namespaces, its root, every command started in it."""
     config = json.loads(control.recv(MESSAGE))
     _check(libc.unshare(CLONE_NEWUSER | CLONE_NEWNS), "unshare")
     _say(control, {"unshared": os.getpid()})
@@ -194,4 +221,4 @@ def _last_line(path: str, fallback: str) -> str:
 
 
 if __name__ == "__main__":
-    main()
+    zygote(socket.socket(fileno=int(sys.argv[1])))
