@@ -154,6 +154,15 @@ def failures_text(result: TaskRunResult) -> str:
     )
 
 
+def print_sandbox_gaps() -> None:
+    """On stderr, before the first task run: each guarantee this machine cannot give a sandbox
+    (every task run records the same in its notes)."""
+    from assay.world.sandbox.confine import machine_gaps
+
+    for gap in machine_gaps():
+        errors.print(f"sandbox: {gap}", highlight=False, markup=False)
+
+
 def print_left_out(left_out: Sequence[TaskState]) -> None:
     """On stderr: the withdrawn tasks a run leaves out, and why."""
     if not left_out:

@@ -283,6 +283,10 @@ def _fresh(
     from assay.trust.withdrawn import changed_chosen, withdrawn_chosen
 
     benchmark = open_benchmark(world, world_db=execution.world_db)
+    if benchmark.world.sandbox is not None:
+        from assay.cli.render import print_sandbox_gaps
+
+        print_sandbox_gaps()
     splits = choice.splits or DEFAULT_SPLITS
     left_out = (
         []

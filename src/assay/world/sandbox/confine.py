@@ -112,6 +112,24 @@ class Confinement:
             release_layer(self.home)
 
 
+def machine_gaps() -> list[str]:
+    """One line for each guarantee this machine cannot give a sandbox, found by trying it."""
+    gaps = []
+    if not seccomp.SUPPORTED:
+        gaps.append(f"no seccomp filter for {os.uname().machine}: system calls are not filtered")
+    try:
+        if int(Path("/proc/sys/user/max_user_namespaces").read_text()) == 0:
+            gaps.append("user namespaces are disabled (user.max_user_namespaces = 0)")
+    except (OSError, ValueError):
+        pass
+    probe = cgroups.Cgroup.create("probe", Limits(memory_mb=64, pids=64, cpus=1.0))
+    try:
+        gaps += [f"{name} is not enforced by a cgroup: {why}" for name, why in probe.unenforced.items()]
+    finally:
+        probe.remove()
+    return gaps
+
+
 def release_layer(home: Home) -> None:
     """Unmount the layer's tmpfs, if one is mounted there."""
     if os.path.ismount(home.layer):
