@@ -29,6 +29,7 @@ DEFAULT_SUITE = "bookworm"
 DEFAULT_PACKAGES: tuple[str, ...] = (
     "ca-certificates",  # HTTPS for tests that download, and Python's ssl default verify paths
     "procps",  # ps, kill, pkill: test scripts and task services use them
+    "python3",  # most published test scripts and solutions call python3 without installing it
     # Shared libraries the host interpreter and its lib-dynload modules load (ldd + dpkg -S); the
     # interpreter itself is bind-mounted in, so these must be here. Some are in minbase already,
     # named anyway so the list does not lean on what minbase happens to pull in.
