@@ -25,6 +25,9 @@ def assay_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Snapshots and records of the test session go to a temporary directory."""
     home = tmp_path_factory.mktemp("assay-home")
     os.environ["ASSAY_HOME"] = str(home)
+    # The sandboxes' base root takes a minute to build from Debian's archive: one build serves
+    # every test session on the machine.
+    os.environ.setdefault("ASSAY_ROOTS", "/var/tmp/assay-test-roots")
     return home
 
 
