@@ -109,7 +109,7 @@ def _public(pid: int) -> Network:
     with --no-map-gw a gateway is only the router it is, never the host.
     """
     network = Network("public")
-    own, gateways = host_addresses(), _gateways(None)
+    own, gateways = _host_facts()
     resolvers = [a for a in _resolvers() if _usable_resolver(a, own | gateways)]
     forward = [] if resolvers else ["--dns-forward", str(DNS_FORWARD)]
     network.nameservers = [str(address) for address in resolvers] or [str(DNS_FORWARD)]
@@ -160,6 +160,19 @@ def _allowlist(pid: int, allowed_hosts: Sequence[str]) -> Network:
     shown = ", ".join(allowed_hosts) or "(none)"
     network.notes.append(f"allowlist through the proxy at {url}: {shown}")
     return network
+
+
+_facts: tuple[float, set[IpAddress], set[IpAddress]] | None = None
+
+
+def _host_facts() -> tuple[set[IpAddress], set[IpAddress]]:
+    """The host's addresses and gateways, read again after HOST_FACTS_S: each task run starts
+    two sandboxes, and the host's interfaces do not change between them."""
+    global _facts
+    now = time.monotonic()
+    if _facts is None or now - _facts[0] > HOST_FACTS_S:
+        _facts = (now, host_addresses(), _gateways(None))
+    return set(_facts[1]), set(_facts[2])
 
 
 def host_addresses() -> set[IpAddress]:
@@ -234,6 +247,7 @@ def _start_pasta(pid: int, extra: list[str]) -> subprocess.Popen[bytes]:
 # (-T/-U none: this pasta's default, auto, would forward the host's listening ports), no gateway
 # address mapped to the host's loopback (--no-map-gw); addresses and routes configured by pasta
 # itself; root, so that it may join a user namespace owned by root (it drops to nobody otherwise).
+HOST_FACTS_S = 5.0
 PASTA_OPTIONS = (
     *("--foreground", "--quiet", "--runas", "0", "--config-net"),
     *("-t", "none", "-u", "none", "-T", "none", "-U", "none", "--no-map-gw"),
