@@ -62,7 +62,7 @@ class Sandbox:
         self, home: Path, options: Options, holder: holders.Holder, confinement: confine.Confinement
     ):
         self.home = home
-        self.logs = home / "logs"
+        self.logs = Home(home).logs
         self.workdir = options.workdir
         self.notes: list[str] = list(confinement.notes)
         self._holder: holders.Holder | None = holder

@@ -43,7 +43,30 @@ def sandbox_available() -> str | None:
 
 
 def busybox_path() -> Path:
-    return BUSYBOX
+    return unreadable_copy(BUSYBOX)
+
+
+def bwrap_path() -> Path:
+    return unreadable_copy(Path(shutil.which("bwrap") or "/usr/bin/bwrap"))
+
+
+def unreadable_copy(source: Path) -> Path:
+    """A copy of `source` that a sandbox may run but not read (mode 0111, the host's root's).
+
+    The kernel makes a process that runs a program it cannot read undumpable: neither the
+    sandbox's pid 1 and 2 (bwrap, busybox) nor anything else started from these copies can be
+    traced by a command in the sandbox, which runs as the same uid.
+    """
+    info = source.stat()
+    folder = sandbox_root() / ".tools"
+    folder.mkdir(mode=0o711, exist_ok=True)
+    copy = folder / f"{source.name}-{info.st_size}-{int(info.st_mtime)}"
+    if not copy.exists():
+        staged = folder / f".{copy.name}.{os.getpid()}"
+        shutil.copyfile(source, staged)
+        staged.chmod(0o111)
+        os.replace(staged, copy)
+    return copy
 
 
 def is_static(path: Path) -> bool:

@@ -124,15 +124,23 @@ def _start(config: dict) -> tuple[subprocess.Popen, int]:
     info_read, info_write = os.pipe()
     ready_read, ready_write = os.pipe()
     argv = [*config["bwrap"][:1], "--info-fd", str(info_write), *config["bwrap"][1:]]
+    passed = [info_write, ready_write]
+    program = bytes.fromhex(config["seccomp"])
+    if program:  # bwrap's own pid 1 and its child run under the commands' filter too
+        filter_read, filter_write = os.pipe()
+        os.write(filter_write, program)
+        os.close(filter_write)
+        argv[1:1] = ["--seccomp", str(filter_read)]
+        passed.append(filter_read)
     bwrap = subprocess.Popen(
         argv,
-        pass_fds=(info_write, ready_write),
+        pass_fds=passed,
         stdin=subprocess.DEVNULL,
         stdout=ready_write,
         stderr=open(config["log"], "wb"),  # noqa: SIM115  (bwrap keeps it)
     )
-    os.close(info_write)
-    os.close(ready_write)
+    for fd in passed:
+        os.close(fd)
     said = _read_line(ready_read)
     info = _read_all(info_read)
     if said != b"ready":

@@ -167,7 +167,8 @@ def _wait(pid: int, timeout_s: float) -> dict:
         os.close(descriptor)
     if timed_out:
         return {"exit_code": TIMED_OUT, "timed_out": True}
-    return {"exit_code": os.waitstatus_to_exitcode(status) % 256, "timed_out": False}
+    code = os.waitstatus_to_exitcode(status)  # -N for a signal: 128 + N, as a shell says
+    return {"exit_code": 128 - code if code < 0 else code, "timed_out": False}
 
 
 def _signal_group(pid: int, number: int) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from assay.world.sandbox.host import busybox_path, compat_dir, interpreter_dirs
+from assay.world.sandbox.host import busybox_path, bwrap_path, compat_dir, interpreter_dirs
 from assay.world.sandbox.idmap import IdMap
 
 COMPAT_MOUNT = "/opt/assay/bin"  # the uvx/uv stand-ins: on the PATH on purpose
@@ -63,11 +63,12 @@ class Home:
 
     @property
     def tmp(self) -> Path:
-        return self.root / "tmp"
+        """In the layer: /tmp counts against storage_mb, as in a container's root."""
+        return self.layer / "tmp"
 
     @property
     def logs(self) -> Path:
-        return self.root / "logs"
+        return self.layer / "logs"
 
     @property
     def verifier_logs(self) -> Path:
@@ -96,27 +97,35 @@ class Plan:
 
 
 def prepare(home: Home, ids: IdMap, *, fresh_layer: bool) -> None:
-    """Make the host dirs of a sandbox, owned by the sandbox's root; keep upper when not fresh."""
+    """Make the host dirs of a sandbox, owned by the sandbox's root; keep upper when not fresh.
+
+    A start over a kept layer finds what the agent left in /logs and /tmp: a link or a file where
+    a directory belongs is removed, never followed (no sandbox process runs then to swap it back).
+    """
     home.root.mkdir(parents=True, exist_ok=True)
     os.chmod(home.root, 0o711)
     root_ids = (ids.host_uid(0), ids.host_gid(0))
-    for path, mode in ((home.tmp, 0o1777), (home.merged, 0o755), (home.skeleton, 0o755)):
-        path.mkdir(exist_ok=True)
-        os.chown(path, *root_ids)
-        path.chmod(mode)
+    home.layer.mkdir(exist_ok=True)
+    for path, mode in ((home.merged, 0o755), (home.skeleton, 0o755), (home.tmp, 0o1777)):
+        _real_dir(path, mode, root_ids)
+    _real_dir(home.logs, 0o755, root_ids)
     for name in LOG_DIRS:
-        folder = home.logs / name
-        folder.mkdir(parents=True, exist_ok=True)
-        os.chown(folder, *root_ids)
-        folder.chmod(0o777)
-    os.chown(home.logs, *root_ids)
-    home.log.touch()
-    home.resolv.touch()  # bound before the network is known; written once it is
-    os.chown(home.log, *root_ids)  # the keeper, root inside, writes bwrap's errors there
+        _real_dir(home.logs / name, 0o777, root_ids)
+    for path in (home.log, home.resolv):  # bwrap's errors; the resolver, bound before it is known
+        path.touch()
+        os.chown(path, *root_ids)
     if fresh_layer:
         for path in (home.upper, home.work):
             path.mkdir(parents=True)
             os.chown(path, *root_ids)
+
+
+def _real_dir(path: Path, mode: int, ids: tuple[int, int]) -> None:
+    if os.path.islink(path) or (os.path.lexists(path) and not os.path.isdir(path)):
+        os.unlink(path)
+    path.mkdir(exist_ok=True)
+    os.chown(path, *ids, follow_symlinks=False)
+    os.chmod(path, mode)
 
 
 def keeper_config(home: Home, plan: Plan, seccomp: bytes) -> dict:
@@ -164,7 +173,7 @@ def bwrap_args(home: Home, plan: Plan) -> list[str]:
     if plan.nameservers is not None:
         tree += ["--ro-bind", str(home.resolv), RESOLV_CONF]
     return [
-        "bwrap",
+        str(bwrap_path()),
         "--die-with-parent",
         *tree,
         *("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net"),

@@ -85,7 +85,10 @@ def get(holder: Holder, path: str, target: Path) -> bool | str:
             spool.seek(0)
             _unpack(spool, staging)
         name = os.path.basename(path.rstrip("/")) or "."
-        _replace(target, staging if name == "." else staging / name)
+        fetched = staging if name == "." else staging / name
+        if not os.path.lexists(fetched):
+            return False  # its only entry was a link out of the copy, a FIFO or a device
+        _replace(target, fetched)
         return True
     finally:
         os.close(read_end)
