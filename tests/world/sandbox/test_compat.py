@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from assay.world.sandbox import Sandbox
@@ -21,20 +22,20 @@ def write_tests(tmp_path: Path) -> Path:
 
 
 def test_uvx_pytest_runs_assays_pytest_and_writes_the_ctrf_report(
-    box: Sandbox, tmp_path: Path
+    start_sandbox: Callable[..., Sandbox], tmp_path: Path
 ) -> None:
+    box = start_sandbox(workdir="/app", verifier=True)  # /logs/verifier is writable in it alone
     box.put(write_tests(tmp_path), "/tests")
     box.exec("echo 'Hello, world!' > /app/hello.txt", timeout_s=10)
     result = box.exec(
         "uvx -p 3.13 --with pytest==8.4.1 --with pytest-json-ctrf==0.3.5 "
         "pytest --ctrf /logs/verifier/ctrf.json /tests/test_x.py -rA",
         timeout_s=120,
-        writable=["/logs/verifier"],
     )
     assert result.exit_code == 0, result
     assert b"[assay-compat] uvx -p 3.13" in result.stderr
     assert b"PASSED" in result.stdout
-    report = json.loads((box.logs / "verifier" / "ctrf.json").read_text())
+    report = json.loads((box.home / "verifier" / "ctrf.json").read_text())
     assert report["results"]["summary"]["passed"] == 1
     no_cache = box.exec("ls -A /tests /app", timeout_s=10).stdout.decode()
     assert ".pytest_cache" not in no_cache

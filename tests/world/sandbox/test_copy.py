@@ -82,3 +82,37 @@ def test_copies_need_absolute_paths_and_a_source(box: Sandbox, tree: Path, tmp_p
         box.put(tmp_path / "nothing", "/x")
     with pytest.raises(SandboxError, match="absolute"):
         box.get("relative", tmp_path / "x")
+
+
+def test_get_copies_links_as_links_and_leaves_out_fifos(box: Sandbox, tmp_path: Path) -> None:
+    run(
+        box,
+        "mkdir -p /out/sub && echo data > /out/sub/f && ln -s sub/f /out/rel && "
+        "mkfifo /out/pipe && ln -s /etc/shadow /out/abs && ln -s ../../etc/shadow /out/up",
+    )
+    assert box.get("/out", tmp_path / "out")
+    out = tmp_path / "out"
+    assert (out / "sub" / "f").read_text() == "data\n"
+    assert os.readlink(out / "rel") == "sub/f"
+    assert not os.path.lexists(out / "pipe")
+    # links that would point out of the copy on the host are left out, never followed
+    assert not os.path.lexists(out / "abs")
+    assert not os.path.lexists(out / "up")
+
+
+def test_getting_a_path_that_is_a_link_out_of_the_sandbox_brings_no_host_file(
+    box: Sandbox, tmp_path: Path
+) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("host secret\n")
+    run(box, f"mkdir -p /app && ln -s {secret} /app/out && ln -s {tmp_path} /app/dir")
+    for inside in ("/app/out", "/app/dir"):
+        target = tmp_path / "got" / inside.rsplit("/", 1)[1]
+        box.get(inside, target)  # a link the host would refuse is left out, not an error
+        copied = [target, *target.rglob("*")] if target.is_dir() else [target]
+        assert not any(
+            path.is_file() and "host secret" in path.read_text()
+            for path in copied
+            if not path.is_symlink()
+        )
+        assert not (target.is_symlink() and target.resolve() in (secret, tmp_path))

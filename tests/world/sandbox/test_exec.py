@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from sandboxprocs import processes_running, unique_seconds
 
 from assay.world.sandbox import Sandbox, SandboxError
+from assay.world.sandbox.confine import Limits
 
 
 def run(box: Sandbox, command: str, **options: object) -> str:
@@ -121,21 +123,34 @@ def interfaces(proc_net_dev: str) -> set[str]:
     return {line.split(":")[0].strip() for line in proc_net_dev.splitlines()[2:]}
 
 
-def test_without_network_only_loopback_is_there(box: Sandbox) -> None:
-    assert interfaces(run(box, "cat /proc/net/dev", network=False)) == {"lo"}
+def test_without_network_only_loopback_is_there(start_sandbox: Callable[..., Sandbox]) -> None:
+    box = start_sandbox(network="no-network")
+    assert interfaces(run(box, "cat /proc/net/dev")) == {"lo"}
 
 
-def test_loopback_works_without_network(box: Sandbox) -> None:
+def test_loopback_works_without_network(start_sandbox: Callable[..., Sandbox]) -> None:
+    box = start_sandbox(network="no-network")
     server = (
         "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(); "
         "c = socket.create_connection(s.getsockname()); print('connected')"
     )
-    assert run(box, f'"$ASSAY_HOST_PYTHON" -c "{server}"', network=False) == "connected\n"
+    assert run(box, f'"$ASSAY_HOST_PYTHON" -c "{server}"') == "connected\n"
 
 
-def test_with_network_the_hosts_interfaces_are_there(box: Sandbox) -> None:
-    with open("/proc/net/dev") as host:
-        assert interfaces(run(box, "cat /proc/net/dev", network=True)) == interfaces(host.read())
+@pytest.mark.parametrize("network", ["no-network", "public", "allowlist"])
+def test_every_network_mode_is_a_network_namespace_of_the_sandbox_s_own(
+    start_sandbox: Callable[..., Sandbox], network: str
+) -> None:
+    box = start_sandbox(network=network, allowed_hosts=("example.com",))
+    assert run(box, "readlink /proc/self/ns/net") != os.readlink("/proc/self/ns/net") + "\n"
+
+
+def test_with_the_public_network_there_is_an_interface_besides_loopback(
+    start_sandbox: Callable[..., Sandbox],
+) -> None:
+    box = start_sandbox(network="public")
+    assert interfaces(run(box, "cat /proc/net/dev")) - {"lo"}
+    assert run(box, "cat /proc/net/route").count("\n") > 1  # a route out, besides the header
 
 
 def test_background_processes_outlive_the_exec_that_started_them(box: Sandbox) -> None:
@@ -156,16 +171,49 @@ def test_commands_cannot_mount_or_make_devices(box: Sandbox) -> None:
     )
 
 
-def test_the_file_size_limit_stops_large_writes(box: Sandbox) -> None:
-    result = box.exec("head -c 3000000 /dev/zero > /tmp/big", timeout_s=10, fsize_mb=1)
-    assert result.exit_code != 0
-    assert os.path.getsize(box.home / "tmp" / "big") == 1024 * 1024
+def test_the_storage_limit_caps_the_whole_writable_layer_not_one_file(
+    start_sandbox: Callable[..., Sandbox],
+) -> None:
+    box = start_sandbox(workdir="/app", storage_mb=2)
+    first = box.exec("head -c 1500000 /dev/zero > /app/first", timeout_s=10)
+    assert first.exit_code == 0, first
+    second = box.exec("head -c 1500000 /dev/zero > /srv/second", timeout_s=10)
+    assert second.exit_code != 0
+    assert b"No space left on device" in second.stderr
+    files = (box.home / "layer" / "upper").rglob("*")
+    written = sum(path.lstat().st_size for path in files if path.is_file())
+    assert written <= 2 * 1024 * 1024
 
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs to limit to one")
-def test_a_cpu_count_limits_the_cpus_a_command_sees(box: Sandbox) -> None:
-    assert run(box, "nproc", cpus=1) == "1\n"
-    assert run(box, "nproc") == f"{len(os.sched_getaffinity(0))}\n"
+def test_a_cpu_limit_holds_the_sandbox_to_a_quota_or_to_as_many_cpus(
+    start_sandbox: Callable[..., Sandbox],
+) -> None:
+    box = start_sandbox(limits=Limits(cpus=1))
+    if any(note.startswith("cpus_as_affinity") for note in box.notes):
+        assert run(box, "nproc") == "1\n"
+        return
+    assert cpu_quota(box.pid1) == 1.0
+
+
+def cpu_quota(pid: int) -> float | None:
+    """The CPUs the cgroup of host process `pid` may use (v2 cpu.max or v1 cfs quota), None if
+    unlimited."""
+    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        if controllers == "":
+            limit = Path(f"/sys/fs/cgroup{path}/cpu.max")
+            if limit.exists():
+                quota, period = limit.read_text().split()
+                return None if quota == "max" else int(quota) / int(period)
+        elif "cpu" in controllers.split(","):
+            base = Path("/sys/fs/cgroup") / controllers / path.lstrip("/")
+            if not base.exists():
+                base = Path("/sys/fs/cgroup/cpu") / path.lstrip("/")
+            quota = int((base / "cpu.cfs_quota_us").read_text())
+            period = int((base / "cpu.cfs_period_us").read_text())
+            return None if quota < 0 else quota / period
+    return None
 
 
 def test_starting_needs_an_empty_home_and_an_absolute_workdir(tmp_path: Path) -> None:

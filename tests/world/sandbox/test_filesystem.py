@@ -1,8 +1,10 @@
-"""What a sandbox sees and where its writes go: overlay upper, layers, masks, /tmp, the digest."""
+"""What a sandbox sees and where its writes go: its own root (base root, layers, the writable
+layer), /tmp, /logs, the digest, and nothing of the host's tree but the read-only tool layer."""
 
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import uuid
 from collections.abc import Callable, Iterator
@@ -10,14 +12,21 @@ from pathlib import Path
 
 import pytest
 
-from assay.world.sandbox import Sandbox, sandbox_root
+from assay.world.sandbox import Sandbox, SandboxError, sandbox_root
+from assay.world.sandbox.confine import default_base
 from assay.world.sandbox.host import interpreter_dirs
+from assay.world.sandbox.idmap import sandbox_ids
 
 
-def run(box: Sandbox, command: str) -> str:
-    result = box.exec(command, timeout_s=30)
+def run(box: Sandbox, command: str, **options: object) -> str:
+    result = box.exec(command, timeout_s=30, **options)  # type: ignore[arg-type]
     assert result.exit_code == 0, result
     return result.stdout.decode()
+
+
+def upper(box: Sandbox) -> Path:
+    """The host dir that holds the sandbox's writable layer."""
+    return box.home / "layer" / "upper"
 
 
 @pytest.fixture
@@ -32,12 +41,21 @@ def host_dir() -> Iterator[Path]:
     path.rmdir()
 
 
-def test_writes_outside_the_mounts_land_in_upper_and_leave_the_host_alone(box: Sandbox) -> None:
+def owned_by_sandbox_root(layer: Path) -> Path:
+    """Give a hand-made layer the owners a built one has: the sandbox's root, not the host's."""
+    uid, gid = sandbox_ids().host_uid(0), sandbox_ids().host_gid(0)
+    for path in [layer, *layer.rglob("*")]:
+        os.chown(path, uid, gid, follow_symlinks=False)
+    return layer
+
+
+def test_writes_land_in_the_writable_layer_and_leave_the_host_alone(box: Sandbox) -> None:
     name = f"hostname-test-{uuid.uuid4().hex[:8]}"
     before = box.digest()
     run(box, f"echo x > /etc/{name}")
     assert not Path("/etc", name).exists()
-    assert (box.home / "upper" / "etc" / name).read_text() == "x\n"
+    assert not (default_base() / "etc" / name).exists()
+    assert (upper(box) / "etc" / name).read_text() == "x\n"
     assert box.digest() != before
     assert box.digest()[1] == 2  # /etc (copied up) and the new file
 
@@ -60,15 +78,18 @@ def test_the_same_actions_give_the_same_digest(start_sandbox: Callable[..., Sand
     assert first.digest()[1] == 6  # /etc, its issue whited out, /srv, /srv/data, a, link
 
 
-def test_a_deleted_host_file_is_a_whiteout_in_upper_and_still_on_the_host(box: Sandbox) -> None:
+def test_a_deleted_base_root_file_is_a_whiteout_in_the_layer_and_stays_in_the_base(
+    box: Sandbox,
+) -> None:
+    assert (default_base() / "etc" / "issue").is_file()
     run(box, "rm /etc/issue")
-    assert Path("/etc/issue").exists()
+    assert (default_base() / "etc" / "issue").is_file()
     assert box.exec("cat /etc/issue", timeout_s=10).exit_code != 0
-    whiteout = os.lstat(box.home / "upper" / "etc" / "issue")
-    assert whiteout.st_rdev == 0
+    whiteout = os.lstat(upper(box) / "etc" / "issue")
+    assert stat.S_ISCHR(whiteout.st_mode) and whiteout.st_rdev == 0
 
 
-def test_tmp_is_fresh_and_not_the_hosts(box: Sandbox, tmp_path: Path) -> None:
+def test_tmp_is_fresh_and_not_the_hosts(box: Sandbox) -> None:
     host_file = Path("/tmp") / f"assay-host-only-{uuid.uuid4().hex[:8]}"
     host_file.write_text("host")
     try:
@@ -80,7 +101,7 @@ def test_tmp_is_fresh_and_not_the_hosts(box: Sandbox, tmp_path: Path) -> None:
         }
         assert set(run(box, "ls -A /tmp").split()) == needed
         run(box, "echo mine > /tmp/made-inside")
-        assert (box.home / "tmp" / "made-inside").read_text() == "mine\n"
+        assert (box.home / "layer" / "tmp" / "made-inside").read_text() == "mine\n"
     finally:
         host_file.unlink()
 
@@ -92,100 +113,87 @@ def test_logs_are_made_writable_for_every_user(box: Sandbox) -> None:
     assert (box.logs / "agent" / "out.txt").read_text() == "1\n"
 
 
-def test_the_verifier_logs_are_writable_only_by_a_command_given_them(box: Sandbox) -> None:
-    run(box, "useradd worker")
-    plant = "echo 1 > /logs/verifier/reward.txt"
-    assert box.exec(plant, timeout_s=10).exit_code != 0  # read-only, even for root
-    left_running = "nohup bash -c 'sleep 0.5; echo 1 > /logs/verifier/planted' >/dev/null 2>&1 &"
-    box.exec(left_running, timeout_s=10)
-    given = box.exec(plant + "; sleep 1", timeout_s=10, user="worker", writable=["/logs/verifier"])
-    assert given.exit_code == 0
-    assert sorted(path.name for path in (box.logs / "verifier").iterdir()) == ["reward.txt"]
-
-
-def test_a_masked_dir_shows_empty_and_an_unmasked_one_does_not(
-    start_sandbox: Callable[..., Sandbox], host_dir: Path
+def test_the_verifier_logs_are_read_only_but_in_a_verifier_sandbox_started_after_it(
+    start_sandbox: Callable[..., Sandbox],
 ) -> None:
-    open_box = start_sandbox()
-    assert run(open_box, f"cat {host_dir}/secret.txt") == "host secret\n"
-    masked = start_sandbox(masks=[host_dir])
-    assert run(masked, f"ls -A {host_dir}") == ""
+    agent = start_sandbox(workdir="/app")
+    run(agent, "useradd worker")
+    plant = "echo 1 > /logs/verifier/reward.txt"
+    assert agent.exec(plant, timeout_s=10).exit_code != 0  # read-only, even for root
+    assert agent.exec(plant, timeout_s=10, user="worker").exit_code != 0
+    left_running = "nohup bash -c 'sleep 0.5; echo 1 > /logs/verifier/planted' >/dev/null 2>&1 &"
+    agent.exec(left_running, timeout_s=10)
+    agent.stop(keep_layer=True)
+    verifier = Sandbox.start(agent.home, workdir="/app", verifier=True, fresh_layer=False)
+    try:
+        given = verifier.exec(plant + "; sleep 1", timeout_s=10, user="worker")
+        assert given.exit_code == 0, given
+        assert sorted(path.name for path in (verifier.home / "verifier").iterdir()) == [
+            "reward.txt"
+        ]
+        assert run(verifier, "id -u worker") != ""  # the agent's layer, worker and all
+    finally:
+        verifier.stop()
 
 
-def test_other_sandboxes_cannot_be_seen(start_sandbox: Callable[..., Sandbox]) -> None:
+def test_the_hosts_files_are_not_in_the_sandbox(box: Sandbox, host_dir: Path) -> None:
+    assert box.exec(f"ls -A {host_dir}", timeout_s=10).exit_code != 0
+    assert box.exec(f"cat {host_dir}/secret.txt", timeout_s=10).exit_code != 0
+    for path in ("/root/.ssh", "/root/.gitconfig", "/root/.cargo", "/etc/assay-never-here"):
+        if not (default_base() / path.lstrip("/")).exists():
+            assert box.exec(f"test -e {path}", timeout_s=10).exit_code != 0, path
+
+
+def test_other_sandboxes_and_the_dir_of_homes_cannot_be_seen(
+    start_sandbox: Callable[..., Sandbox],
+) -> None:
     first = start_sandbox()
     run(first, "echo private > /tmp/note")
     second = start_sandbox()
-    note = first.home / "tmp" / "note"
+    note = first.home / "layer" / "tmp" / "note"
     assert note.read_text() == "private\n"
     assert second.exec(f"cat {note}", timeout_s=10).exit_code != 0
-    assert run(second, f"ls -A {sandbox_root()}") == ""
+    assert second.exec(f"ls -A {sandbox_root()}", timeout_s=10).exit_code != 0
 
 
-def test_assays_interpreter_runs_inside_even_with_its_checkout_masked(
-    start_sandbox: Callable[..., Sandbox],
+def test_of_assays_checkout_only_the_interpreter_dirs_are_inside_and_read_only(
+    box: Sandbox,
 ) -> None:
-    box = start_sandbox(masks=[Path(sys.prefix).parent])
-    assert (
-        run(box, f"ls -A {Path(sys.prefix).parent} | grep -vx {Path(sys.prefix).name} || true")
-        == ""
-    )
+    venv = Path(sys.prefix)
+    assert run(box, f"ls -A {venv.parent}") == f"{venv.name}\n"
     assert run(box, '"$ASSAY_HOST_PYTHON" -c "import pytest, sys; print(sys.prefix)"') == (
         f"{sys.prefix}\n"
     )
+    for path in interpreter_dirs():
+        assert box.exec(f"touch {path}/assay-written", timeout_s=10).exit_code != 0
+        assert not (path / "assay-written").exists()
 
 
-def test_layers_stack_on_the_host_root_the_last_on_top(
+def test_layers_stack_on_the_base_root_the_last_on_top(
     start_sandbox: Callable[..., Sandbox], tmp_path: Path
 ) -> None:
-    lower, upper = tmp_path / "lower", tmp_path / "upper"
-    for layer, text in ((lower, "lower"), (upper, "upper")):
+    tmp_path.chmod(0o755)  # the sandbox's root, not the host's, opens the layers
+    lower, upper_layer = tmp_path / "lower", tmp_path / "upper"
+    for layer, text in ((lower, "lower"), (upper_layer, "upper")):
         (layer / "opt" / "built").mkdir(parents=True)
         (layer / "opt" / "built" / "which").write_text(text)
     (lower / "opt" / "built" / "only-lower").write_text("kept")
-    box = start_sandbox(layers=[lower, upper], workdir="/opt/built")
+    for layer in (lower, upper_layer):
+        owned_by_sandbox_root(layer)
+    box = start_sandbox(layers=[lower, upper_layer], workdir="/opt/built")
     assert run(box, "cat which only-lower; ls /usr/bin/env") == "upperkept/usr/bin/env\n"
     assert box.digest()[1] == 0
     run(box, "echo changed > which")
-    assert (upper / "opt" / "built" / "which").read_text() == "upper"
+    assert (upper_layer / "opt" / "built" / "which").read_text() == "upper"
     assert box.digest()[1] == 3  # /opt, /opt/built, which
 
 
-def test_the_read_only_fallback_writes_only_its_own_dirs(
-    start_sandbox: Callable[..., Sandbox], tmp_path: Path
-) -> None:
-    box = start_sandbox(overlay=False, workdir="/app", layers=[tmp_path])
-    assert box.readonly_root
-    assert box.notes == ["sandbox_readonly_root", "layers_ignored"]
-    assert box.exec("touch /etc/not-here", timeout_s=10).exit_code != 0
-    assert box.exec("touch /usr/not-here", timeout_s=10).exit_code != 0
-    run(box, "echo w > /app/w && echo t > /tmp/t && echo l > /logs/agent/l && echo r > /root/r")
-    assert run(box, "pwd; cat /app/w") == "/app\nw\n"
-    assert (box.home / "workdir" / "w").read_text() == "w\n"
-    digest, entries = box.digest()
-    assert entries == 1
-    run(box, "echo more > /app/more")
-    assert box.digest() != (digest, entries)
-    assert run(box, '"$ASSAY_HOST_PYTHON" -c "print(42)"') == "42\n"
-    (tmp_path / "test_a.py").write_text("ok")
-    box.put(tmp_path / "test_a.py", "/tests/")
-    box.put(tmp_path / "test_a.py", "/solution/solve.sh")
-    assert run(box, "cat /tests/test_a.py /solution/solve.sh") == "okok"
-
-
-def test_the_overlay_sandbox_is_not_read_only(box: Sandbox) -> None:
-    assert (box.readonly_root, box.notes) == (False, [])
-
-
-def test_a_refused_overlay_falls_back_to_the_read_only_root(
+def test_a_refused_overlay_fails_the_start_and_never_falls_back_to_the_hosts_root(
     start_sandbox: Callable[..., Sandbox], tmp_path: Path
 ) -> None:
     nested = tmp_path / "outer" / "inner"
     nested.mkdir(parents=True)
+    owned_by_sandbox_root(tmp_path / "outer")
     # The kernel refuses lower layers that overlap: one inside the other.
-    box = start_sandbox(layers=[tmp_path / "outer", nested])
-    assert box.readonly_root
-    assert box.notes[0] == "sandbox_readonly_root"
-    assert box.notes[1].startswith("overlay_refused:")
-    assert box.notes[2] == "layers_ignored"
-    assert run(box, "echo up") == "up\n"
+    with pytest.raises(SandboxError, match="did not start"):
+        start_sandbox(layers=[tmp_path / "outer", nested])
