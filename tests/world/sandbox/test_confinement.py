@@ -80,7 +80,10 @@ def test_root_inside_is_an_unprivileged_uid_outside(box: Sandbox) -> None:
 def test_what_root_inside_writes_belongs_to_the_subordinate_uid_on_the_host(box: Sandbox) -> None:
     run(box, "echo x > /tmp/made && mkdir -p /srv && echo y > /srv/made")
     uid, gid = sandbox_ids().host_uid(0), sandbox_ids().host_gid(0)
-    for made in (box.home / "layer" / "tmp" / "made", box.home / "layer" / "upper" / "srv" / "made"):
+    for made in (
+        box.home / "layer" / "tmp" / "made",
+        box.home / "layer" / "upper" / "srv" / "made",
+    ):
         info = made.stat()
         assert (info.st_uid, info.st_gid) == (uid, gid), made
         assert info.st_uid != 0

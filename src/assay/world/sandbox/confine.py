@@ -127,7 +127,9 @@ def machine_gaps() -> list[str]:
         pass
     probe = cgroups.Cgroup.create("probe", Limits(memory_mb=64, pids=64, cpus=1.0))
     try:
-        gaps += [f"{name} is not enforced by a cgroup: {why}" for name, why in probe.unenforced.items()]
+        gaps += [
+            f"{name} is not enforced by a cgroup: {why}" for name, why in probe.unenforced.items()
+        ]
     finally:
         probe.remove()
     return gaps

@@ -64,7 +64,10 @@ def make_mountpoint(skeleton: str, inside: str, lowers: list[str]) -> None:
         target = os.path.join(skeleton, relative)
         if os.path.isdir(target):
             continue
-        found = next((info for info in (_lstat(os.path.join(lower, relative)) for lower in lowers) if info), None)
+        found = next(
+            (info for info in (_lstat(os.path.join(lower, relative)) for lower in lowers) if info),
+            None,
+        )
         os.mkdir(target)
         if found is not None and stat.S_ISDIR(found.st_mode):
             os.chown(target, found.st_uid, found.st_gid)
