@@ -12,8 +12,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from assay.world.sandbox.hostfiles import TooLarge, read_capped
-
 RewardStatus = Literal["SCORED", "INDETERMINATE", "SCORING_ERROR"]
 RewardSource = Literal["reward.json", "reward.txt"]
 
@@ -105,6 +103,9 @@ def parse_reward_json(text: str) -> RewardReading:
 
 
 def _read_capped(path: Path) -> str:
+    # here, not at the top: grading a database world reads PRIMARY_KEY and loads no sandbox code
+    from assay.world.sandbox.hostfiles import TooLarge, read_capped
+
     try:
         data = read_capped(path, MAX_BYTES, base=path.parent)
     except TooLarge:
