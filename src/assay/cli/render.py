@@ -60,6 +60,8 @@ def print_outcome(
     title = f"{run.world}@{run.world_version} · agent {run.agent}"
     if run.scored_run:
         title += " · scored (check details withheld)"
+    if run.verifier_mode == "separate":
+        title += " · every task verified separately"
     table = Table(title=title, show_lines=False)
     for column in ("task", "outcome", "score", "verdict", "summary", "failed checks"):
         # the task and its outcome stay on one line; summaries and details wrap around them
