@@ -17,7 +17,15 @@ from typing import Any
 from mkdocs.structure.files import File
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))  # document this checkout, whatever is installed
+SOURCE = str(ROOT / "src")
+
+
+def _this_checkout() -> None:
+    """Document this checkout, whatever is installed: MkDocs puts sys.path back as it was once a
+    hook module is loaded, so the path goes first again before assay is first imported."""
+    if sys.path[:1] != [SOURCE]:
+        sys.path.insert(0, SOURCE)
+
 
 OPENAPI_PAGE = "api/reference.md"
 OPENAPI_MARKER = "<!-- openapi-endpoints -->"
@@ -30,6 +38,7 @@ _openapi: dict[str, Any] = {}
 
 def on_files(files: Any, config: Any) -> Any:
     """Add `api/openapi.json`, made from the app the API serves."""
+    _this_checkout()
     _openapi.clear()
     _openapi.update(openapi_document())
     text = json.dumps(_openapi, indent=2, sort_keys=True) + "\n"

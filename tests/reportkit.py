@@ -70,6 +70,7 @@ def expected_fields(run: dict[str, Any]) -> dict[str, str]:
         "unnecessary_interruptions",
         "rejected_attempts",
         "turns",
+        "verifier_failures_blamed_on_agent",
     ):
         expected[name] = str(summary[name])
     return expected

@@ -82,12 +82,15 @@ class Client:
         repeats: int = 1,
         scored: bool = False,
         agent: str = "http",
+        verifier_mode: str = "task",
     ) -> RunClient:
         body = {"benchmark": benchmark, "repeats": repeats, "scored": scored, "agent": agent}
         if tasks is not None:
             body["tasks"] = tasks
         if split is not None:
             body["split"] = split
+        if verifier_mode != "task":  # a server from before the field takes the default alone
+            body["verifier_mode"] = verifier_mode
         created = self._http.post("/v1/benchmark-runs", body)
         return RunClient(self.base_url, created, timeout=self.timeout, transport=self.transport)
 

@@ -52,7 +52,7 @@ def test_the_cli_reference_lists_every_command_and_option(site):
     for name, command in root.commands.items():
         for sub in getattr(command, "commands", {None: command}):
             assert f"assay {name}" + (f" {sub}" if sub else "") in page
-    for option in ("--fail-under", "--world-db", "--include-withdrawn"):
+    for option in ("--fail-under", "--world-db", "--include-withdrawn", "--verifier-mode"):
         assert f"<code>{option}</code>" in page
 
 

@@ -48,6 +48,7 @@ def test_a_row_per_task_run_with_axes_and_summary(results):
             "turns": 3,
             "termination": "finished",
             "judged_checks": 0,
+            "verifier_failures_blamed_on_agent": 0,
             "model_calls": 0,
             "prompt_tokens": 0,
             "completion_tokens": 0,
@@ -75,8 +76,9 @@ def test_csv_flattens_axes_and_summary_and_leaves_nulls_empty(results):
         "axes.__default__,axes.communication,axes.correctness,axes.safety,"
         "summary.false_completion,summary.duplicate_effects,summary.faults,summary.recovered,"
         "summary.unnecessary_interruptions,summary.rejected_attempts,summary.turns,"
-        "summary.termination,summary.judged_checks,summary.model_calls,summary.prompt_tokens,"
-        "summary.completion_tokens,summary.model_latency_s"
+        "summary.termination,summary.judged_checks,summary.verifier_failures_blamed_on_agent,"
+        "summary.model_calls,summary.prompt_tokens,summary.completion_tokens,"
+        "summary.model_latency_s"
     )
     first, failed = csv.DictReader(io.StringIO(text))
     assert (first["reward"], first["axes.safety"], first["axes.__default__"]) == ("1", "1.0", "")

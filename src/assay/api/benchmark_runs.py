@@ -30,7 +30,7 @@ def create_run(context: Context, caller: Caller, body: CreateRun) -> RunCreated:
     evaluate key's runs are scored."""
     if caller.scope == "evaluate" and body.scored is False:
         raise ApiError(403, "forbidden", "scored: an evaluate key creates scored runs only")
-    benchmark = context.catalog.find(body.benchmark)
+    benchmark = context.catalog.find(body.benchmark, body.verifier_mode)
     world = benchmark.world
     unknown = [task_id for task_id in body.tasks or () if task_id not in world.tasks]
     if unknown:
@@ -57,6 +57,7 @@ def create_run(context: Context, caller: Caller, body: CreateRun) -> RunCreated:
         splits={task.id: task.split for task in tasks},
         scored=scored,
         key_id=caller.key_id,
+        verifier_mode=body.verifier_mode,
     )
     token, expires = context.auth.issue(run_id)
     kinds = {kind.kind for kind, _ in world.services.values()}
@@ -64,6 +65,7 @@ def create_run(context: Context, caller: Caller, body: CreateRun) -> RunCreated:
         benchmark_run_id=run_id,
         benchmark=_benchmark_ref(world.name, world.version),
         scored=scored,
+        verifier_mode=body.verifier_mode,
         phase="created",
         bearer_token=token,
         bearer_token_expires_at=expires,
@@ -123,6 +125,7 @@ def view_run(context: Context, caller: Caller, run_id: str) -> BenchmarkRunOut:
         benchmark=_benchmark_ref(record.world, record.world_version),
         agent=record.agent,
         scored=record.scored,
+        verifier_mode=record.verifier_mode,
         phase=record.phase,
         status=record.status,
         created_at=record.created_at,

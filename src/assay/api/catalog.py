@@ -4,15 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay.api.errors import ApiError
 from assay.errors import UsageError
 from assay.runs.benchmark import Benchmark, open_benchmark
 
+if TYPE_CHECKING:
+    from assay.spec.verifier_choice import VerifierChoice
+
 
 class Catalog:
     def __init__(self, paths: Iterable[str | Path]):
         self.benchmarks: dict[str, Benchmark] = {}
+        # a container-format world loaded again for runs that verify every task separately
+        self.separate: dict[str, Benchmark] = {}
         for path in paths:
             benchmark = open_benchmark(path)
             slug = f"{benchmark.world.name}@{benchmark.world.version}"
@@ -22,15 +28,33 @@ class Catalog:
         if not self.benchmarks:
             raise UsageError("--worlds: serve at least one world")
 
-    def find(self, slug: str) -> Benchmark:
-        """`world@version`, or just `world` when one version of it is served."""
+    def find(self, slug: str, verifier_mode: VerifierChoice = "task") -> Benchmark:
+        """`world@version`, or just `world` when one version of it is served, loaded to verify
+        its tasks as `verifier_mode` says."""
+        name, benchmark = self._served(slug)
+        if verifier_mode == "task":
+            return benchmark
+        if benchmark.world.sandbox is None:
+            raise ApiError(
+                422,
+                "invalid_request",
+                f"verifier_mode: {verifier_mode} is for container-format tasks; "
+                f"{name} is a database world",
+            )
+        found = self.separate.get(name)
+        if found is None:
+            found = open_benchmark(benchmark.world.root, verifier_mode=verifier_mode)
+            self.separate[name] = found
+        return found
+
+    def of(self, world: str, version: str, verifier_mode: VerifierChoice = "task") -> Benchmark:
+        return self.find(f"{world}@{version}", verifier_mode)
+
+    def _served(self, slug: str) -> tuple[str, Benchmark]:
         if slug in self.benchmarks:
-            return self.benchmarks[slug]
+            return slug, self.benchmarks[slug]
         versions = [name for name in self.benchmarks if name.split("@")[0] == slug]
         if len(versions) == 1:
-            return self.benchmarks[versions[0]]
+            return versions[0], self.benchmarks[versions[0]]
         served = ", ".join(sorted(self.benchmarks))
         raise ApiError(404, "not_found", f"no benchmark {slug!r} (served: {served})")
-
-    def of(self, world: str, version: str) -> Benchmark:
-        return self.find(f"{world}@{version}")

@@ -107,7 +107,7 @@ class Context:
         info = self._runs.get(run_id)
         if info is None:
             record = self.store.benchmark_run(run_id)
-            benchmark = self.catalog.of(record.world, record.world_version)
+            benchmark = self.catalog.of(record.world, record.world_version, record.verifier_mode)
             info = RunInfo(record.id, benchmark, record.agent, record.scored, record.key_id)
             self._runs[run_id] = info
         return info

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from assay.api.errors import ErrorDetail
 from assay.runs.aggregate import Figures
 from assay.score.summary import Summary
 from assay.score.task import Axis, Outcome, Verdict
 from assay.spec.task import Split
+from assay.spec.verifier_choice import SHARED_REFUSED, VerifierChoice
 from assay.taskrun.actions import ToolCall
 from assay.taskrun.observation import Observation
 from assay.verify.model import CheckRun
@@ -31,6 +32,18 @@ class CreateRun(Request):
         None, description="default: false; an evaluate key's runs are always scored"
     )
     agent: str = Field("http", min_length=1, max_length=200, description="a label for the agent")
+    verifier_mode: VerifierChoice = Field(
+        "task",
+        description="container-format tasks: task verifies each as its task.toml says; separate "
+        "verifies every one in a fresh sandbox holding only its declared artifacts",
+    )
+
+    @field_validator("verifier_mode", mode="before")
+    @classmethod
+    def _not_shared(cls, value: Any) -> Any:
+        if value == "shared":
+            raise ValueError(SHARED_REFUSED)
+        return value
 
 
 class Act(Request):
@@ -77,6 +90,7 @@ class RunCreated(BaseModel):
     benchmark_run_id: str
     benchmark: BenchmarkRef
     scored: bool
+    verifier_mode: VerifierChoice
     phase: Literal["created"]
     bearer_token: str
     bearer_token_expires_at: str
@@ -121,6 +135,7 @@ class BenchmarkRunOut(BaseModel):
     benchmark: BenchmarkRef
     agent: str
     scored: bool
+    verifier_mode: VerifierChoice
     phase: str
     status: str
     created_at: str

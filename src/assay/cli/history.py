@@ -45,10 +45,12 @@ def print_state(outcome: BenchmarkOutcome) -> None:
     """One line on where the run stands, above its table."""
     run = outcome.benchmark_run
     done = run.scored + run.not_scored
-    scored = " · scored" if run.scored_run else ""
+    marks = " · scored" if run.scored_run else ""
+    if run.verifier_mode == "separate":
+        marks += " · every task verified separately"
     console.print(
         f"run {run.id} · {run.phase} ({run.status}) · {done}/{run.task_runs} task runs finished"
-        f" · started {run.started_at or '—'} · finished {run.finished_at or '—'}{scored}"
+        f" · started {run.started_at or '—'} · finished {run.finished_at or '—'}{marks}"
     )
 
 

@@ -60,6 +60,8 @@ def print_outcome(
     title = f"{run.world}@{run.world_version} · agent {run.agent}"
     if run.scored_run:
         title += " · scored (check details withheld)"
+    if run.verifier_mode == "separate":
+        title += " · every task verified separately"
     table = Table(title=title, show_lines=False)
     for column in ("task", "outcome", "score", "verdict", "summary", "failed checks"):
         # the task and its outcome stay on one line; summaries and details wrap around them
@@ -88,6 +90,7 @@ def print_outcome(
         f" · faults {totals.faults} (recovered {totals.recovered})"
         f" · unnecessary interruptions {totals.unnecessary_interruptions}"
         f" · rejected attempts {totals.rejected_attempts} · turns {totals.turns}"
+        f" · verifier failures blamed on the agent {totals.verifier_failures_blamed_on_agent}"
     )
     if totals.model_calls:
         console.print(
@@ -99,12 +102,17 @@ def print_outcome(
 
 
 def verdict_line(run: BenchmarkRunResult) -> str:
-    """`score 1.000 (pass)`, saying in the same breath how many task runs were not scored."""
+    """`score 1.000 (pass)`, saying in the same breath how many task runs were not scored, and how
+    many scored 0 because their verifier failed after the agent acted."""
     score = "—" if run.score is None else f"{run.score:.3f}"
     line = f"score {score} ({run.verdict})"
+    ran = run.scored + run.not_scored
     if run.not_scored:
-        ran = run.scored + run.not_scored
         line += f" — {run.not_scored} of {ran} task runs not scored"
+    blamed = run.summary.verifier_failures_blamed_on_agent
+    if blamed:
+        line += " —" if not run.not_scored else ","
+        line += f" {blamed} of {ran} not achieved: the verifier failed after the agent acted"
     return line
 
 
@@ -146,7 +154,8 @@ def summary_text(result: TaskRunResult) -> str:
 
 
 def failures_text(result: TaskRunResult) -> str:
-    if result.error is not None:
+    # a verifier failure blamed on the agent is scored: its failed script check says why
+    if result.error is not None and result.outcome == "not_scored":
         return f"{result.error.side} failed: {result.error.message}"
     failed = [check for check in result.checks if not check.passed]
     return "\n".join(

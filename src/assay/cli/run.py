@@ -21,6 +21,7 @@ from assay.errors import UsageError
 if TYPE_CHECKING:
     from assay.runs.run import BenchmarkOutcome
     from assay.runs.store import Store
+    from assay.spec.verifier_choice import VerifierChoice
 
 DEFAULT_AGENT = "reference"
 
@@ -182,6 +183,16 @@ def run(
             "each task's [metadata] pass_threshold, else 1).",
         ),
     ] = None,
+    verifier_mode: Annotated[
+        str | None,
+        typer.Option(
+            metavar="task|separate",
+            help="Container-format tasks: task verifies each as its task.toml says; separate "
+            "verifies every one in a fresh sandbox from the image before the agent, holding only "
+            "its declared artifacts (the mode for a leaderboard). Default: task; a resumed run "
+            "keeps its own.",
+        ),
+    ] = None,
 ) -> None:
     """Run every chosen task with one agent, record it in the store and print the result table."""
     from assay.runs.store import open_store
@@ -220,6 +231,7 @@ def run(
 
         os.environ[PASS_THRESHOLD_ENV] = repr(pass_threshold)  # worker processes read it too
 
+    chosen_mode = _verifier_mode(verifier_mode)
     execution = Execution(workers, world_db, action_timeout, concurrency, executor, ray_address)
     execution.check()
     if resume is not None:
@@ -232,7 +244,9 @@ def run(
             chosen_agent, tasks, repeats = replay_choice(
                 records, agent or DEFAULT_AGENT, task or (), repeats
             )
-            choice = Choice(tasks, split or (), repeats or 1, scored, include_withdrawn)
+            choice = Choice(
+                tasks, split or (), repeats or 1, scored, include_withdrawn, chosen_mode or "task"
+            )
             outcome = _fresh(
                 records,
                 world,
@@ -249,6 +263,7 @@ def run(
                 agent,
                 execution,
                 as_json,
+                chosen_mode,
             )
         from assay.cli.run_output import report, save
 
@@ -264,13 +279,15 @@ def run(
 
 @dataclass(frozen=True)
 class Choice:
-    """What a fresh run runs: tasks, splits, repeats, scored mode, withdrawn tasks or not."""
+    """What a fresh run runs: tasks, splits, repeats, scored mode, withdrawn tasks or not, and how
+    its container-format tasks are verified."""
 
     tasks: Sequence[str]
     splits: Sequence[str]
     repeats: int
     scored: bool
     include_withdrawn: bool
+    verifier_mode: VerifierChoice = "task"
 
 
 def _fresh(
@@ -282,7 +299,9 @@ def _fresh(
     from assay.runs.run import always_scored
     from assay.trust.withdrawn import changed_chosen, withdrawn_chosen
 
-    benchmark = open_benchmark(world, world_db=execution.world_db)
+    benchmark = open_benchmark(
+        world, world_db=execution.world_db, verifier_mode=choice.verifier_mode
+    )
     if benchmark.world.sandbox is not None:
         from assay.cli.render import print_sandbox_gaps
 
@@ -323,6 +342,7 @@ def _resumed(
     agent: str | None,
     execution: Execution,
     quiet: bool,
+    verifier_mode: VerifierChoice | None = None,
 ) -> BenchmarkOutcome:
     from assay.runs import open_benchmark
     from assay.runs.record import continue_run, resume_plan
@@ -330,8 +350,15 @@ def _resumed(
     record = records.benchmark_run(run_id, parameter="--resume")
     if agent is not None and agent != record.agent:
         raise UsageError(f"--agent: run {record.id} was run by {record.agent!r}, not {agent!r}")
+    if verifier_mode is not None and verifier_mode != record.verifier_mode:
+        raise UsageError(
+            f"--verifier-mode: run {record.id} verifies with {record.verifier_mode}, "
+            f"not {verifier_mode}; a resumed run keeps its own"
+        )
     root = world if world is not None else Path(record.world_path)
-    benchmark = open_benchmark(root, world_db=execution.world_db)
+    benchmark = open_benchmark(
+        root, world_db=execution.world_db, verifier_mode=record.verifier_mode
+    )
     planned = resume_plan(records, benchmark, record)
     executor = execution.executor(len(planned))
     with _progress(len(planned), quiet) as advance:
@@ -345,6 +372,18 @@ def _resumed(
             on_result=advance,
             results=False,
         )
+
+
+def _verifier_mode(given: str | None) -> VerifierChoice | None:
+    """--verifier-mode's choice (None when not given); UsageError naming it for anything else."""
+    if given is None:
+        return None
+    from assay.spec.verifier_choice import verifier_choice
+
+    try:
+        return verifier_choice(given)
+    except ValueError as error:
+        raise UsageError(f"--verifier-mode: {error}") from None
 
 
 def _progress(total: int, quiet: bool) -> AbstractContextManager[Callable[[Any], None]]:

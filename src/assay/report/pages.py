@@ -72,7 +72,8 @@ def failures(results: list[TaskRunResult]) -> list[Failure]:
     """Every failed check, and every task run an error kept from being scored, in run order."""
     found: list[Failure] = []
     for result in results:
-        if result.error is not None:
+        # a verifier failure blamed on the agent is scored: its failed script check says why
+        if result.error is not None and result.outcome == "not_scored":
             found.append(Failure(result, None))
         found.extend(Failure(result, check) for check in result.checks if not check.passed)
     return found

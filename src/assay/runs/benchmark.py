@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay.errors import SpecError
 from assay.spec.files import shown
@@ -17,6 +18,9 @@ from assay.verify.python import Verifiers, collect_verifiers
 from assay.world.live import World
 from assay.world.load import load_world
 from assay.world.proofs import proof_key, proved_before, remember
+
+if TYPE_CHECKING:
+    from assay.spec.verifier_choice import VerifierChoice
 
 
 @dataclass
@@ -34,14 +38,19 @@ class Benchmark:
 
 
 def open_benchmark(
-    path: str | Path, *, build: bool = True, world_db: str | None = None
+    path: str | Path,
+    *,
+    build: bool = True,
+    world_db: str | None = None,
+    verifier_mode: VerifierChoice = "task",
 ) -> Benchmark:
     """Load a world and its verifiers; with `build`, make its snapshot now so data errors show early,
     and prove every check's names against it (SpecError naming the task file and the check).
 
-    `world_db` runs the world on that PostgreSQL server (see `load_world`).
+    `world_db` runs the world on that PostgreSQL server, `verifier_mode` separate verifies every
+    container-format task in a fresh sandbox (see `load_world`).
     """
-    world = load_world(path, world_db)
+    world = load_world(path, world_db, verifier_mode)
     verifiers = collect_verifiers(world)
     if build:
         prove_names(world)

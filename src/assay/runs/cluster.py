@@ -59,7 +59,9 @@ class TaskRunActor:
         self.failure: Exception | None = None
         self.make_agent = None
         try:
-            self.benchmark = open_benchmark(setup.world, world_db=setup.world_db)
+            self.benchmark = open_benchmark(
+                setup.world, world_db=setup.world_db, verifier_mode=setup.verifier_mode
+            )
             # a class agent's process is started here, once, and lives as long as the actor
             self.make_agent = agent_factory(setup.agent, action_timeout_s=setup.action_timeout_s)
         except Exception as error:
@@ -115,7 +117,12 @@ class RayExecutor:
             return
         world = benchmark.world
         setup = WorkerSetup(
-            str(world.root), world.world_db, agent, self.action_timeout_s, self.concurrency
+            str(world.root),
+            world.world_db,
+            agent,
+            self.action_timeout_s,
+            self.concurrency,
+            world.verifier_mode,
         )
         waiting = deque(planned)
         with connected(self.address) as ray:

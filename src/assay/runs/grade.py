@@ -7,7 +7,7 @@ import time
 from assay.errors import CheckError
 from assay.runs.stamps import now
 from assay.score.result import Status, TaskRunResult
-from assay.score.script import script_standing
+from assay.score.script import ScriptStanding, script_standing
 from assay.score.summary import Summary, summarize
 from assay.score.task import score_task
 from assay.spec.task import TaskSpec
@@ -32,7 +32,8 @@ def grade(
     agent: str = "",
     started: float | None = None,
 ) -> TaskRunResult:
-    """The task run's result. Checks run whatever ended the run; a failure on either side is not scored."""
+    """The task run's result. Checks run whatever ended the run; a failure on either side is not
+    scored, but for a verifier the agent may have broken (`assay.verify.blame`)."""
     if not session.done:
         session.end("cancelled")
     rollout = session.rollout()
@@ -55,10 +56,9 @@ def grade(
         error = error or RunError(side="scoring", message=str(failure))
     duplicates = _duplicates(live.db, session.world.initial)
     standing = script_standing(checks)
-    if standing is not None and standing.problem is not None:
-        error = error or RunError(side="scoring", message=standing.problem)
+    error, blamed = _script_error(standing, error)
     unscored = standing is not None and not standing.has_primary
-    scored = score_task(checks, scored=error is None and not unscored)
+    scored = score_task(checks, scored=(error is None or blamed) and not unscored)
     if standing is not None:
         scored.axes = standing.axes
         _note_timeout(checks, rollout)
@@ -72,7 +72,7 @@ def grade(
         split=task.split,
         repeat=repeat,
         agent=agent,
-        status=_status(rollout, error),
+        status=_status(rollout, error if not blamed else None),
         outcome=scored.outcome,
         reward=scored.reward,
         score=scored.score,
@@ -81,7 +81,9 @@ def grade(
         fraction=scored.fraction,
         axes=scored.axes,
         checks=checks,
-        summary=summarize(rollout, scored.outcome, checks, duplicates, task.max_contacts),
+        summary=summarize(
+            rollout, scored.outcome, checks, duplicates, task.max_contacts, verifier_blamed=blamed
+        ),
         output=rollout.output,
         error=error,
         final_state_hash=final_state_hash,
@@ -134,6 +136,21 @@ def world_failed(
         started_at=now(ago_s=duration),
         duration_s=duration,
     )
+
+
+def _script_error(
+    standing: ScriptStanding | None, error: RunError | None
+) -> tuple[RunError | None, bool]:
+    """The task run's error once the script check is read, and whether it is a verifier failure
+    blamed on the agent: that one is scored (not achieved), the others leave the run not scored.
+    An error from before grading (the world, the agent's process, a check) wins."""
+    if error is not None or standing is None:
+        return error, False
+    if standing.agent_failure is not None:
+        return RunError(side="agent", message=standing.agent_failure), True
+    if standing.problem is not None:
+        return RunError(side="scoring", message=standing.problem), False
+    return None, False
 
 
 def _duplicates(final: WorldCopy, initial: WorldCopy) -> int:

@@ -24,6 +24,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
+from typing import TYPE_CHECKING
 
 from assay.runs.benchmark import Benchmark, open_benchmark
 from assay.runs.execute import (
@@ -39,6 +40,9 @@ from assay.score.result import TaskRunResult
 from assay.taskrun.agents.isolated import DEFAULT_ACTION_TIMEOUT_S
 from assay.taskrun.agents.resolve import agent_factory, close_agents
 
+if TYPE_CHECKING:
+    from assay.spec.verifier_choice import VerifierChoice
+
 QUIT_S = 5.0  # how long an idle worker may take to end once told to
 
 
@@ -53,6 +57,7 @@ class WorkerSetup:
     agent: str
     action_timeout_s: float = DEFAULT_ACTION_TIMEOUT_S
     concurrency: int = 1
+    verifier_mode: VerifierChoice = "task"  # the run's choice, the world loaded again with it
 
 
 def _serve(setup: WorkerSetup, channel: Connection) -> None:
@@ -64,7 +69,9 @@ def _serve(setup: WorkerSetup, channel: Connection) -> None:
     if parent is not None:
         threading.Thread(target=_end_with, args=(parent.sentinel,), daemon=True).start()
     try:
-        benchmark = open_benchmark(setup.world, world_db=setup.world_db)
+        benchmark = open_benchmark(
+            setup.world, world_db=setup.world_db, verifier_mode=setup.verifier_mode
+        )
         # a class agent's process is started here, once, and lives as long as the worker
         make_agent = agent_factory(setup.agent, action_timeout_s=setup.action_timeout_s)
     except Exception as error:
@@ -151,7 +158,12 @@ class ProcessExecutor:
             return
         world = benchmark.world
         setup = WorkerSetup(
-            str(world.root), world.world_db, agent, self.action_timeout_s, self.concurrency
+            str(world.root),
+            world.world_db,
+            agent,
+            self.action_timeout_s,
+            self.concurrency,
+            world.verifier_mode,
         )
         waiting = deque(planned)
         count = min(self.workers, len(planned))

@@ -44,6 +44,7 @@ def record_run(
         planned=planned,
         splits={task_id: task.split for task_id, task in benchmark.tasks.items()},
         scored=scored,
+        verifier_mode=world.verifier_mode,
     )
     return continue_run(
         store, benchmark, run_id, agent, planned, executor, on_result, results, fresh=True
@@ -57,6 +58,11 @@ def resume_plan(store: Store, benchmark: Benchmark, record: RunRecord) -> list[P
         raise UsageError(
             f"--resume: run {record.id} is of world {record.world}@{record.world_version}, "
             f"not {world.name}@{world.version}"
+        )
+    if world.verifier_mode != record.verifier_mode:
+        raise UsageError(
+            f"--resume: run {record.id} verifies with {record.verifier_mode}, but its world was "
+            f"loaded with {world.verifier_mode}"
         )
     made = agent_factory(record.agent)
     redo = [
@@ -169,6 +175,7 @@ def benchmark_result(record: RunRecord, figures: Figures) -> BenchmarkRunResult:
         phase=record.phase,
         status=record.status,
         scored_run=record.scored,
+        verifier_mode=record.verifier_mode,
         started_at=record.started_at,
         finished_at=record.finished_at,
     )

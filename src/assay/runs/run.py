@@ -13,6 +13,7 @@ from assay.runs.execute import Executor, SerialExecutor
 from assay.runs.plan import DEFAULT_SPLITS, PlannedRun, new_id, plan, select_tasks
 from assay.runs.stamps import now
 from assay.score.result import TaskRunResult
+from assay.spec.verifier_choice import VerifierChoice
 from assay.taskrun.agents.resolve import agent_factory, check_agent_for
 from assay.world.load import require_tasks
 
@@ -28,6 +29,8 @@ class BenchmarkRunResult(Figures):
     phase: Literal["created", "started", "completed", "cancelled"]
     status: Literal["active", "completed", "cancelled", "failed"]
     scored_run: bool = False  # details and evidence stay hidden unless revealed
+    # how its container-format tasks were verified: each task's own mode, or separate for all
+    verifier_mode: VerifierChoice = "task"
     started_at: str | None
     finished_at: str | None
 
@@ -146,5 +149,6 @@ def run_benchmark(
         started_at=started,
         finished_at=now(),
         scored_run=scored,
+        verifier_mode=benchmark.world.verifier_mode,
     )
     return BenchmarkOutcome(benchmark_run=record, task_runs=results)

@@ -7,16 +7,19 @@ from dataclasses import dataclass
 
 from assay.score.task import Axis
 from assay.verify.model import CheckRun
+from assay.verify.rewards import PRIMARY_KEY
 
 
 @dataclass(frozen=True)
 class ScriptStanding:
-    """Why the run is not scored (None when SCORED), whether a primary reward exists, and every
-    metric of the reward file as an axis."""
+    """Why the run is not scored (None when it is), whether it has a primary reward to be scored
+    by, every metric of the reward file as an axis, and the verifier's failure the agent is blamed
+    for (`assay.verify.blame`): then the run is scored, not achieved, with a primary reward of 0."""
 
     problem: str | None
     has_primary: bool
     axes: dict[str, Axis]
+    agent_failure: str | None = None
 
 
 def script_standing(checks: Sequence[CheckRun]) -> ScriptStanding | None:
@@ -26,6 +29,11 @@ def script_standing(checks: Sequence[CheckRun]) -> ScriptStanding | None:
         return None
     evidence = check.evidence
     if evidence["status"] != "SCORED":
-        return ScriptStanding(f"{evidence['status']}: {evidence['reason']}", False, {})
+        failure = f"{evidence['status']}: {evidence['reason']}"
+        if evidence.get("failure_side") == "agent":
+            # its primary reward is 0, under the primary's usual name, so no axis mean skips it
+            zero = {PRIMARY_KEY: Axis(score=0.0, weight=1.0)}
+            return ScriptStanding(None, True, zero, agent_failure=failure)
+        return ScriptStanding(failure, False, {})
     axes = {name: Axis(score=value, weight=1.0) for name, value in evidence["rewards"].items()}
     return ScriptStanding(None, evidence["primary"] is not None, dict(sorted(axes.items())))

@@ -21,6 +21,9 @@ class Summary(BaseModel, defer_build=True):
     turns: int
     termination: Termination
     judged_checks: int = 0  # checks a model gave the verdict of (`assert = "judge"`)
+    # 1 when a container task's verifier failed after the agent acted, so it counts as not
+    # achieved (`assay.verify.blame`); a count, so that the run's total has the same name
+    verifier_failures_blamed_on_agent: int = 0
     # what a model agent spent (0 for an agent that calls no model)
     model_calls: int = 0
     prompt_tokens: int = 0
@@ -39,6 +42,7 @@ class SummaryTotals(BaseModel, defer_build=True):
     rejected_attempts: int = 0
     turns: int = 0
     judged_checks: int = 0
+    verifier_failures_blamed_on_agent: int = 0
     model_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -52,6 +56,8 @@ def summarize(
     checks: Sequence[CheckRun],
     duplicate_effects: int,
     max_contacts: int | None,
+    *,
+    verifier_blamed: bool = False,
 ) -> Summary:
     goal_failed = any(check.type == "goal" and not check.passed for check in checks)
     extra_contacts = rollout.contacts - max_contacts if max_contacts is not None else 0
@@ -68,6 +74,7 @@ def summarize(
         turns=rollout.turns,
         termination=rollout.termination,
         judged_checks=sum(check.judged for check in checks),
+        verifier_failures_blamed_on_agent=int(verifier_blamed),
     )
 
 
@@ -83,6 +90,7 @@ def total(summaries: Iterable[Summary]) -> SummaryTotals:
         totals.rejected_attempts += summary.rejected_attempts
         totals.turns += summary.turns
         totals.judged_checks += summary.judged_checks
+        totals.verifier_failures_blamed_on_agent += summary.verifier_failures_blamed_on_agent
         totals.model_calls += summary.model_calls
         totals.prompt_tokens += summary.prompt_tokens
         totals.completion_tokens += summary.completion_tokens

@@ -13,7 +13,8 @@ Termination = Literal["finished", "max_turns", "timeout", "agent_error", "cancel
 
 
 class RunError(BaseModel, defer_build=True):
-    """Which side failed (`world`, `agent` or `scoring`) and why; such a run is not scored."""
+    """Which side failed (`world`, `agent` or `scoring`) and why; such a run is not scored, but
+    for a verifier that failed after the agent acted: that run is not achieved (side `agent`)."""
 
     side: Literal["world", "agent", "scoring"]
     message: str

@@ -41,8 +41,9 @@ class _Unusable(Exception):
 def read_rewards(verifier_dir: Path) -> RewardReading:
     """Read the host directory that was /logs/verifier: a non-empty reward.json, else reward.txt.
 
-    Symbolic links, FIFOs and other non-regular files are refused rather than followed, since
-    the sandbox wrote this directory and the host reads it.
+    Symbolic links, FIFOs and other non-regular files are refused (a SCORING_ERROR naming what the
+    file is) rather than followed or waited on, since the sandbox wrote this directory and the
+    host reads it (`assay.world.sandbox.hostfiles`).
     """
     for name, parse in (("reward.json", parse_reward_json), ("reward.txt", parse_reward_text)):
         path = verifier_dir / name
@@ -102,22 +103,30 @@ def parse_reward_json(text: str) -> RewardReading:
 
 
 def _read_capped(path: Path) -> str:
-    info = path.lstat()
-    if stat.S_ISLNK(info.st_mode):
-        raise _Unusable("a symbolic link, not a regular file")
-    if not stat.S_ISREG(info.st_mode):
-        raise _Unusable("not a regular file")
+    # here, not at the top: grading a database world reads PRIMARY_KEY and loads no sandbox code
+    from assay.world.sandbox.hostfiles import TooLarge, read_capped
+
     try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
+        data = read_capped(path, MAX_BYTES, base=path.parent)
+    except TooLarge:
+        raise _Unusable("larger than 1 MiB") from None
     except OSError as error:
         raise _Unusable(f"cannot read: {error.strerror or error}") from None
-    if len(data) > MAX_BYTES:
-        raise _Unusable("larger than 1 MiB")
+    if data is None:
+        raise _Unusable(_not_regular(path))
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise _Unusable(f"not UTF-8 text (byte {error.start}: {error.reason})") from None
+
+
+def _not_regular(path: Path) -> str:
+    """Why a file that exists was not read (the read itself refused it; this only names it)."""
+    try:
+        link = stat.S_ISLNK(path.lstat().st_mode)
+    except OSError:
+        link = False
+    return "a symbolic link, not a regular file" if link else "not a regular file"
 
 
 def _decoded(text: str) -> Any:

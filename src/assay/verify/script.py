@@ -1,11 +1,13 @@
 """The `script` check: a container-format task's test script ran in the verifier phase; its reward
-files give the task run's status, rewards and primary reward (SPEC §2)."""
+files give the task run's status, rewards and primary reward (SPEC §2), and a failure's side
+(`assay.verify.blame`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from assay.spec.checks import ScriptCheck
+from assay.verify.blame import Blame, verifier_blame
 from assay.verify.context import VerifyContext
 from assay.verify.model import CheckRun
 from assay.verify.rewards import RewardReading, read_rewards
@@ -19,16 +21,10 @@ def run_script_check(check: ScriptCheck, context: VerifyContext) -> CheckRun:
     if trial is None:
         return CheckRun.of(check, passed=False, score=0.0, details=NOT_IN_SANDBOX, evidence=None)
     run = trial.verify()
-    if run.problem is not None or run.logs is None:
-        reading = RewardReading(
-            status="INDETERMINATE",
-            rewards={},
-            primary=None,
-            source=None,
-            reason=run.problem or "no reward file",
-        )
-    else:
-        reading = read_rewards(run.logs)
+    reading = _reading(run)
+    # True from the agent's first command on (the oracle's too); a trial without it never acted.
+    acted = bool(getattr(trial, "agent_acted", False))
+    blame = verifier_blame(reading.status, reading.reason, acted)
     evidence: dict[str, Any] = {
         "status": reading.status,
         "rewards": reading.rewards,
@@ -40,6 +36,8 @@ def run_script_check(check: ScriptCheck, context: VerifyContext) -> CheckRun:
         "notes": run.notes,
         "artifacts": run.artifacts,
         "test_stdout_tail": run.test_stdout_tail,
+        "agent_acted": acted,
+        "failure_side": blame.side,
     }
     primary = reading.primary
     passed = reading.status == "SCORED" and primary is not None and primary >= check.pass_threshold
@@ -47,12 +45,27 @@ def run_script_check(check: ScriptCheck, context: VerifyContext) -> CheckRun:
         check,
         passed=passed,
         score=primary if primary is not None else 0.0,
-        details=_details(reading, check.pass_threshold),
+        details=_details(reading, check.pass_threshold, blame),
         evidence=evidence,
     )
 
 
-def _details(reading: RewardReading, threshold: float) -> str:
+def _reading(run: Any) -> RewardReading:
+    """The reward files' reading, or why the verifier phase left none to read."""
+    if run.problem is not None or run.logs is None:
+        return RewardReading(
+            status="INDETERMINATE",
+            rewards={},
+            primary=None,
+            source=None,
+            reason=run.problem or "no reward file",
+        )
+    return read_rewards(run.logs)
+
+
+def _details(reading: RewardReading, threshold: float, blame: Blame) -> str:
+    if blame.side == "agent":
+        return f"{reading.status}: {reading.reason} (after the agent acted: not achieved)"
     if reading.status != "SCORED":
         return f"{reading.status}: {reading.reason}"
     if reading.primary is None:

@@ -8,7 +8,7 @@ from datetime import datetime
 from functools import cached_property
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.spec.task import TaskSpec
 from assay.spec.world import WorldSpec
@@ -18,6 +18,9 @@ from assay.world.database import WorldCopy
 from assay.world.reserved import INSERT_ACTION, INSERT_REQUEST
 from assay.world.services import Service
 from assay.world.tools import Tool
+
+if TYPE_CHECKING:
+    from assay.spec.verifier_choice import VerifierChoice
 
 _ARGS_JSON = json.JSONEncoder(sort_keys=True, default=str)  # json.dumps would build it every call
 
@@ -36,6 +39,7 @@ class World:
     backend: Backend = None  # type: ignore[assignment]  # SQLite unless load_world chose otherwise
     world_db: str | None = None  # the PostgreSQL URL it was loaded with, for worker processes
     sandbox: Any = None  # a container-format dataset's SandboxTasks; None for a database world
+    verifier_mode: VerifierChoice = "task"  # the run's choice it was loaded with, for workers
     instructions: dict[str, str] = field(default_factory=dict)  # role → what its agents are told
     _described: dict[str, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
     # (role, time) → what an agent of the role is told at that time of the clock (taskrun's Briefing)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.errors import SpecError, UsageError
 from assay.spec.files import shown
@@ -20,16 +20,28 @@ from assay.world.proofs import proof_key, proved_before, remember
 from assay.world.services import Service, service_class
 from assay.world.tools import BUILTIN_TOOLS, Tool
 
+if TYPE_CHECKING:
+    from assay.spec.verifier_choice import VerifierChoice
+
 # The code that proves a task's queries read-only; a proof that passed is kept while it is unchanged.
 QUERIES_PROOF_CODE = ("assay.spec.checks", "assay.spec.load", "assay.spec.sqltext")
 
 
-def load_world(path: str | Path, world_db: str | None = None) -> World:
+def load_world(
+    path: str | Path, world_db: str | None = None, verifier_mode: VerifierChoice = "task"
+) -> World:
     """Read `world.toml`, its Python files and every task; raise SpecError on the first problem.
 
     `world_db` is a PostgreSQL server URL to run the world on (else $ASSAY_WORLD_DB, else world.toml).
+    `verifier_mode` separate verifies every container-format task in a fresh sandbox.
     """
-    world, _ = _load(Path(path), strict=True, world_db=world_db)
+    root = Path(path)
+    if verifier_mode != "task" and not is_sandbox_world(root):
+        raise UsageError(
+            f"--verifier-mode: {verifier_mode} is for container-format tasks; "
+            f"{shown(root)} is a database world, whose checks read its state from outside"
+        )
+    world, _ = _load(root, strict=True, world_db=world_db, verifier_mode=verifier_mode)
     return world
 
 
@@ -43,13 +55,15 @@ def load_world_tolerant(
     return _load(Path(path), strict=False, world_db=world_db)
 
 
-def _load(root: Path, *, strict: bool, world_db: str | None) -> tuple[World, dict[str, SpecError]]:
+def _load(
+    root: Path, *, strict: bool, world_db: str | None, verifier_mode: VerifierChoice = "task"
+) -> tuple[World, dict[str, SpecError]]:
     if is_sandbox_world(root):
         from assay.world.sandbox.dataset import load_sandbox_world
 
         if world_db is not None:
             raise UsageError("--world-db: a container-format world keeps no database to move")
-        return load_sandbox_world(root, strict=strict)
+        return load_sandbox_world(root, strict=strict, verifier_mode=verifier_mode)
     spec = read_world(root)
     world_file = shown(root / "world.toml")
     services = _load_services(root, spec, world_file)

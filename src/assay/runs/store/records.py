@@ -14,6 +14,8 @@ from assay.verify.model import CheckRun
 if TYPE_CHECKING:  # rows of SQLAlchemy's, or of `assay.runs.store.lite` (named tuples)
     from sqlalchemy import Row
 
+    from assay.spec.verifier_choice import VerifierChoice
+
 # Parts of a result kept in their own columns or tables rather than in `task_runs.result`.
 APART = ("checks", "trajectory", "axes", "summary")
 CHECK_FIELDS = ("name", "type", "weight", "axis", "passed", "score", "details", "evidence")
@@ -48,6 +50,7 @@ class RunRecord:
     started_at: str | None
     finished_at: str | None
     key_id: str | None = None  # the API key that created the run, if one did
+    verifier_mode: VerifierChoice = "task"  # `task`, each task's own, or `separate` for all
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,8 @@ from assay.score.result import TaskRunResult
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
+    from assay.spec.verifier_choice import VerifierChoice
+
 # Every module of the store imports SQLAlchemy in the methods that use it, not at the top: the
 # methods on `assay run`'s path run named statements (`assay.runs.store.lite`), so a run on an
 # SQLite file never imports it.
@@ -121,9 +123,11 @@ class Store(TaskRunReads, ValidationRecords, BuildRecords, KeyRecords):
         splits: Mapping[str, str],
         scored: bool = False,
         key_id: str | None = None,
+        verifier_mode: VerifierChoice = "task",
     ) -> None:
         """A benchmark run in phase `created`, with a `created` row for each planned task run;
-        `key_id`: the API key that created it (None: the operator key or the command line)."""
+        `key_id`: the API key that created it (None: the operator key or the command line);
+        `verifier_mode`: how its container-format tasks are verified (`task` or `separate`)."""
         created = now()
         with self.statements.transaction() as transaction:
             transaction.write(
@@ -142,6 +146,7 @@ class Store(TaskRunReads, ValidationRecords, BuildRecords, KeyRecords):
                     "status": "active",
                     "created_at": created,
                     "key_id": key_id,
+                    "verifier_mode": verifier_mode,
                 },
             )
             transaction.write(

@@ -16,6 +16,7 @@ from assay.errors import SpecError, UsageError
 from assay.spec.checks import ScriptCheck
 from assay.spec.sandbox import SandboxTask, read_sandbox_task, task_dirs
 from assay.spec.task import Customer, Solution, Step, TaskSpec
+from assay.spec.verifier_choice import VerifierChoice, with_verifier_choice
 from assay.spec.world import DatabaseSpec, RoleSpec, WorldSpec
 from assay.world.live import World
 from assay.world.sandbox.tools import EXEC, MAX_EXEC_TIMEOUT_S
@@ -41,9 +42,14 @@ class SandboxTasks:
         return Trial(self.tasks[task_id])
 
 
-def load_sandbox_world(path: Path, *, strict: bool = True) -> tuple[World, dict[str, SpecError]]:
+def load_sandbox_world(
+    path: Path, *, strict: bool = True, verifier_mode: VerifierChoice = "task"
+) -> tuple[World, dict[str, SpecError]]:
     """The world of every task under `path`, and the error of each task that does not load
-    (with `strict`, the first such error is raised: it names the file and field)."""
+    (with `strict`, the first such error is raised: it names the file and field).
+
+    verifier_mode: a run's choice; separate verifies every task in a fresh sandbox.
+    """
     found: dict[str, SandboxTask] = {}
     rejected: dict[str, SpecError] = {}
     for folder in task_dirs(path):
@@ -54,7 +60,7 @@ def load_sandbox_world(path: Path, *, strict: bool = True) -> tuple[World, dict[
                 raise
             rejected[folder.name] = error
             continue
-        found[task.id] = task
+        found[task.id] = with_verifier_choice(task, verifier_mode)
     threshold = pass_threshold_override()
     tasks = {task_id: task_spec(task, threshold) for task_id, task in found.items()}
     spec = WorldSpec(
@@ -75,6 +81,7 @@ def load_sandbox_world(path: Path, *, strict: bool = True) -> tuple[World, dict[
         {task_id: task.root / "task.toml" for task_id, task in found.items()},
     )
     world.sandbox = SandboxTasks(path, found)
+    world.verifier_mode = verifier_mode
     return world, rejected
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from assay.world.sandbox.box import ExecResult
+from assay.world.sandbox.hostfiles import tail_of
 from assay.world.sandbox.tools import OUTPUT_LIMIT_BYTES
 
 
@@ -27,13 +29,7 @@ def cut(data: bytes, limit: int = OUTPUT_LIMIT_BYTES) -> str:
     return f"{head}\n[... {left_out} bytes left out ...]\n{tail}"
 
 
-def tail(path: Any, limit: int = 4000) -> str:
-    """The last `limit` characters of a text file on the host; empty when it is missing."""
-    try:
-        with open(path, "rb") as handle:
-            handle.seek(0, 2)
-            size = handle.tell()
-            handle.seek(max(size - limit * 4, 0))
-            return handle.read().decode(errors="replace")[-limit:]
-    except OSError:
-        return ""
+def tail(path: Path, limit: int = 4000, *, base: Path | None = None) -> str:
+    """The last `limit` characters of a text file the sandbox wrote; empty when it is missing, a
+    link or not a regular file (see `hostfiles`)."""
+    return tail_of(path, limit * 4, base=base).decode(errors="replace")[-limit:]

@@ -1,0 +1,53 @@
+"""A stand-in for a container-format task run's sandbox phases, for tests of what grading does with
+the verifier phase's outcome; real sandboxes are tested under tests/sandbox."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assay.world.sandbox.dataset import SandboxTasks
+from assay.world.sandbox.verification import VerifierRun
+
+
+@dataclass
+class StandInTrial:
+    """Says the agent acted from its first command on, and gives `verified` as the verifier's."""
+
+    verified: VerifierRun
+    agent_acted: bool = False
+    commands: list[str] = field(default_factory=list)
+
+    def start(self) -> str | None:
+        return None
+
+    def exec_for_agent(self, command: str, timeout_s: float) -> dict[str, Any]:
+        self.agent_acted = True
+        self.commands.append(command)
+        return {"stdout": "", "stderr": "", "exit_code": 0}
+
+    def verify(self) -> VerifierRun:
+        return self.verified
+
+    def close(self) -> None:
+        pass
+
+
+def logs_with(folder: Path, **files: str) -> Path:
+    """A directory standing for /logs/verifier after the test script: `reward_txt="1"` writes
+    reward.txt."""
+    folder.mkdir(parents=True)
+    for name, text in files.items():
+        (folder / name.replace("_", ".")).write_text(text)
+    return folder
+
+
+def stand_in(monkeypatch: pytest.MonkeyPatch, verified: Mapping[str, VerifierRun]) -> None:
+    """Every task run of task `id` gets a StandInTrial giving `verified[id]`."""
+    monkeypatch.setattr(
+        SandboxTasks, "trial", lambda self, task_id: StandInTrial(verified[task_id])
+    )
