@@ -8,21 +8,23 @@ import pytest
 from sandboxkit import make_task, reward_task
 from sandboxrun import exec_action, run_one, script
 
-# (row, reward.txt, reward.json, status, primary, outcome)
+# (row, reward.txt, reward.json, status, primary, outcome). Each task run's agent is the reference
+# solution, which acts: a reward file that is missing or does not parse is then the agent's
+# failure, not achieved (docs/scoring.md); before the agent acts it is not scored (tested below).
 ROWS = [
     ("1-one", "1", None, "SCORED", 1.0, "verified"),
     ("1-half", "0.5", None, "SCORED", 0.5, "not_achieved"),
     ("1-newline", "1.0\n", None, "SCORED", 1.0, "verified"),
     ("2-zero", "0", None, "SCORED", 0.0, "not_achieved"),
-    ("3-nan", "nan", None, "SCORING_ERROR", None, "not_scored"),
-    ("3-inf", "inf", None, "SCORING_ERROR", None, "not_scored"),
-    ("3-overflow", "1e999", None, "SCORING_ERROR", None, "not_scored"),
-    ("4-negative", "-0.1", None, "SCORING_ERROR", None, "not_scored"),
-    ("4-above", "1.5", None, "SCORING_ERROR", None, "not_scored"),
-    ("5-empty", "  \n", None, "SCORING_ERROR", None, "not_scored"),
-    ("6-word", "abc", None, "SCORING_ERROR", None, "not_scored"),
-    ("6-two", "1 2", None, "SCORING_ERROR", None, "not_scored"),
-    ("6-hex", "0x1", None, "SCORING_ERROR", None, "not_scored"),
+    ("3-nan", "nan", None, "SCORING_ERROR", None, "not_achieved"),
+    ("3-inf", "inf", None, "SCORING_ERROR", None, "not_achieved"),
+    ("3-overflow", "1e999", None, "SCORING_ERROR", None, "not_achieved"),
+    ("4-negative", "-0.1", None, "SCORING_ERROR", None, "not_achieved"),
+    ("4-above", "1.5", None, "SCORING_ERROR", None, "not_achieved"),
+    ("5-empty", "  \n", None, "SCORING_ERROR", None, "not_achieved"),
+    ("6-word", "abc", None, "SCORING_ERROR", None, "not_achieved"),
+    ("6-two", "1 2", None, "SCORING_ERROR", None, "not_achieved"),
+    ("6-hex", "0x1", None, "SCORING_ERROR", None, "not_achieved"),
     ("7-json-wins", "0", '{"reward": 1}', "SCORED", 1.0, "verified"),
     (
         "8-extra-keys",
@@ -34,16 +36,16 @@ ROWS = [
     ),
     ("9-sole-key", None, '{"funny": 0.7}', "SCORED", 0.7, "not_achieved"),
     ("10-no-primary", None, '{"correctness": 1, "performance": 0}', "SCORED", None, "not_scored"),
-    ("11-nan", None, '{"reward": NaN}', "SCORING_ERROR", None, "not_scored"),
-    ("11-string", None, '{"reward": 1, "note": "x"}', "SCORING_ERROR", None, "not_scored"),
-    ("11-bool", None, '{"reward": true}', "SCORING_ERROR", None, "not_scored"),
-    ("11-nested", None, '{"reward": {"a": 1}}', "SCORING_ERROR", None, "not_scored"),
-    ("12-outside", None, '{"reward": 2}', "SCORING_ERROR", None, "not_scored"),
-    ("13-empty-object", None, "{}", "SCORING_ERROR", None, "not_scored"),
-    ("13-array", None, "[1]", "SCORING_ERROR", None, "not_scored"),
+    ("11-nan", None, '{"reward": NaN}', "SCORING_ERROR", None, "not_achieved"),
+    ("11-string", None, '{"reward": 1, "note": "x"}', "SCORING_ERROR", None, "not_achieved"),
+    ("11-bool", None, '{"reward": true}', "SCORING_ERROR", None, "not_achieved"),
+    ("11-nested", None, '{"reward": {"a": 1}}', "SCORING_ERROR", None, "not_achieved"),
+    ("12-outside", None, '{"reward": 2}', "SCORING_ERROR", None, "not_achieved"),
+    ("13-empty-object", None, "{}", "SCORING_ERROR", None, "not_achieved"),
+    ("13-array", None, "[1]", "SCORING_ERROR", None, "not_achieved"),
     ("14-empty-json", "1", "  ", "SCORED", 1.0, "verified"),
-    ("15-none", None, None, "INDETERMINATE", None, "not_scored"),
-    ("15-only-empty-json", None, "", "INDETERMINATE", None, "not_scored"),
+    ("15-none", None, None, "INDETERMINATE", None, "not_achieved"),
+    ("15-only-empty-json", None, "", "INDETERMINATE", None, "not_achieved"),
 ]
 
 
@@ -67,8 +69,19 @@ def test_reward_files_give_the_status_the_table_names(
         assert result.error is None
         assert result.score == (primary if primary is not None else None)
     else:
-        assert result.error is not None and result.error.side == "scoring"
+        assert result.error is not None and result.error.side == "agent"
+        assert (result.reward, result.score) == (0.0, 0.0)
         assert evidence["reason"]
+
+
+@pytest.mark.parametrize(("txt", "status"), [("abc", "SCORING_ERROR"), (None, "INDETERMINATE")])
+def test_a_verifier_failure_before_the_agent_acted_is_not_scored(
+    tmp_path: Path, txt: str | None, status: str
+) -> None:
+    task = reward_task(tmp_path, f"unacted-{status}", reward_txt=txt)
+    result = run_one(task, agent="noop")
+    assert (script(result)["status"], result.outcome) == (status, "not_scored")
+    assert result.error is not None and result.error.side == "scoring"
 
 
 def test_row_10_keeps_every_metric_as_an_axis_and_is_left_out_of_the_mean(tmp_path: Path) -> None:
@@ -130,8 +143,8 @@ def test_row_20_a_reward_file_planted_by_the_agent_never_counts(tmp_path: Path) 
         )
     ]
     result = run_one(task, actions=actions)
-    assert script(result)["status"] == "INDETERMINATE"
-    assert result.outcome == "not_scored"
+    assert script(result)["status"] == "INDETERMINATE"  # never read: the test script wrote none
+    assert result.outcome == "not_achieved"  # and the agent, which acted, does not hide behind it
 
 
 def test_a_background_writer_left_by_the_agent_cannot_touch_the_verifiers_files(
