@@ -37,5 +37,14 @@ def wait_until_no_process(*argv: str, within_s: float) -> bool:
     return not processes_running(*argv)
 
 
+def wait_until_process(*argv: str, within_s: float = 5.0) -> list[int]:
+    """The pids running `argv` once there are any: a command that put `sleep N &` in the
+    background may return before its child has become `sleep`."""
+    deadline = time.monotonic() + within_s
+    while not (found := processes_running(*argv)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return found
+
+
 def _state(entry: Path) -> str:
     return (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]

@@ -115,15 +115,7 @@ class RayExecutor:
     ) -> None:
         if not planned:
             return
-        world = benchmark.world
-        setup = WorkerSetup(
-            str(world.root),
-            world.world_db,
-            agent,
-            self.action_timeout_s,
-            self.concurrency,
-            world.verifier_mode,
-        )
+        setup = WorkerSetup.of(benchmark.world, agent, self.action_timeout_s, self.concurrency)
         waiting = deque(planned)
         with connected(self.address) as ray:
             cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))

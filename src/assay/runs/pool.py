@@ -24,7 +24,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from assay.runs.benchmark import Benchmark, open_benchmark
 from assay.runs.execute import (
@@ -58,6 +58,18 @@ class WorkerSetup:
     action_timeout_s: float = DEFAULT_ACTION_TIMEOUT_S
     concurrency: int = 1
     verifier_mode: VerifierChoice = "task"  # the run's choice, the world loaded again with it
+
+    @classmethod
+    def of(cls, world: Any, agent: str, action_timeout_s: float, concurrency: int) -> WorkerSetup:
+        """How a worker loads `world` (a live World) again to run `agent`'s task runs."""
+        return cls(
+            str(world.root),
+            world.world_db,
+            agent,
+            action_timeout_s,
+            concurrency,
+            world.verifier_mode,
+        )
 
 
 def _serve(setup: WorkerSetup, channel: Connection) -> None:
@@ -156,15 +168,7 @@ class ProcessExecutor:
     ) -> None:
         if not planned:
             return
-        world = benchmark.world
-        setup = WorkerSetup(
-            str(world.root),
-            world.world_db,
-            agent,
-            self.action_timeout_s,
-            self.concurrency,
-            world.verifier_mode,
-        )
+        setup = WorkerSetup.of(benchmark.world, agent, self.action_timeout_s, self.concurrency)
         waiting = deque(planned)
         count = min(self.workers, len(planned))
         with stopping() as stop, _workers(setup, count) as workers:

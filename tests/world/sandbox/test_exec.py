@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from sandboxprocs import processes_running, unique_seconds
+from sandboxprocs import processes_running, unique_seconds, wait_until_process
 
 from assay.world.sandbox import Sandbox, SandboxError
 from assay.world.sandbox.confine import Limits
@@ -157,7 +157,7 @@ def test_background_processes_outlive_the_exec_that_started_them(box: Sandbox) -
     seconds = unique_seconds()
     run(box, f"sleep {seconds} & echo $! > /tmp/background.pid")
     assert run(box, "kill -0 $(cat /tmp/background.pid) && echo alive") == "alive\n"
-    assert processes_running("sleep", seconds)
+    assert wait_until_process("sleep", seconds)
     box.stop()
     assert processes_running("sleep", seconds) == []
 

@@ -12,7 +12,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from sandboxprocs import processes_running, unique_seconds, wait_until_no_process
+from sandboxprocs import (
+    processes_running,
+    unique_seconds,
+    wait_until_no_process,
+    wait_until_process,
+)
 
 from assay.world.sandbox import Sandbox, sandbox_root
 
@@ -32,7 +37,7 @@ def test_a_with_block_stops_the_sandbox(start_sandbox: Callable[..., Sandbox]) -
     seconds = unique_seconds()
     with Sandbox.start(sandbox_root() / "scoped") as box:
         box.exec(f"sleep {seconds} &", timeout_s=10)
-        assert processes_running("sleep", seconds)
+        assert wait_until_process("sleep", seconds)
     assert not box.alive
     assert processes_running("sleep", seconds) == []
 
@@ -49,7 +54,7 @@ def test_killing_assay_kills_every_process_of_its_sandboxes(home_deleted: bool) 
     assert starter.stdout is not None
     exit_code, pid1 = starter.stdout.readline().split()
     assert exit_code == b"0"
-    assert processes_running("sleep", seconds)
+    assert wait_until_process("sleep", seconds)
     if home_deleted:  # as a caller's temporary directory is, on its way out
         shutil.rmtree(sandbox_root() / "orphan")
     starter.send_signal(signal.SIGKILL)
