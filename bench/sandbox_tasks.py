@@ -1,7 +1,9 @@
 """Whole container-format task runs in one process: sandbox start, the oracle's exec, the verifier
 phase, the reward files read, the sandbox stopped and removed.
 
-Run `python bench/sandbox_tasks.py`; it prints one JSON object. A container runtime needs about a
+Run `python bench/sandbox_tasks.py`; it prints one JSON object. The task's network is `public`
+(each task run starts pasta for the agent's sandbox and again for the verifier's) except in the
+`no_network` figure. A container runtime needs about a
 second or more just to start a container; the goal here is tens of milliseconds per task run.
 """
 
@@ -23,12 +25,15 @@ SOLVE_SH = "#!/bin/bash\nmkdir -p /app && echo done > /app/state\n"
 DOCKERFILE = "FROM debian:bookworm-slim\nWORKDIR /app\nRUN echo built > /app/image.txt\n"
 
 
-def write_task(parent: Path, name: str, dockerfile: str | None) -> Path:
+def write_task(parent: Path, name: str, dockerfile: str | None, network: str = "public") -> Path:
     root = parent / name
     for folder in ("tests", "solution", "environment"):
         (root / folder).mkdir(parents=True)
     (root / "instruction.md").write_text("Write done to /app/state.\n")
-    (root / "task.toml").write_text("[agent]\ntimeout_sec = 30\n[verifier]\ntimeout_sec = 30\n")
+    (root / "task.toml").write_text(
+        "[agent]\ntimeout_sec = 30\n[verifier]\ntimeout_sec = 30\n"
+        f'[environment]\nnetwork_mode = "{network}"\n'
+    )
     for path, text in (("tests/test.sh", TEST_SH), ("solution/solve.sh", SOLVE_SH)):
         (root / path).write_text(text)
         (root / path).chmod(0o755)
@@ -59,12 +64,15 @@ def task_run_ms(task_dir: Path, agent: str) -> dict[str, float]:
 def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         os.environ.setdefault("ASSAY_HOME", str(Path(folder) / "home"))
+        os.chmod(folder, 0o711)  # sandbox homes may be made below it
         plain = write_task(Path(folder), "plain", None)
         built = write_task(Path(folder), "built", DOCKERFILE)
+        offline = write_task(Path(folder), "offline", None, network="no-network")
         figures = {
             "task_run_oracle": task_run_ms(plain, "reference"),
             "task_run_noop": task_run_ms(plain, "noop"),
             "task_run_oracle_cached_layer": task_run_ms(built, "reference"),
+            "task_run_oracle_no_network": task_run_ms(offline, "reference"),
             "samples": SAMPLES,
             "python": sys.version.split()[0],
         }

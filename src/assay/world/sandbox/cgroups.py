@@ -178,8 +178,9 @@ class Cgroup:
 def _create_v1(name: str, limits: Limits, root: Path, own: Mapping[str, str]) -> Cgroup:
     dirs: dict[str, Path] = {}
     unenforced: dict[str, str] = {}
-    # memory even without a limit, for peak_memory_mb; freezer for kill_all.
-    controllers = {"freezer", "memory", *limits.wanted().values()}
+    # freezer for kill_all; memory only with a limit (a memory group costs a few ms to make,
+    # join and remove, on each of a task run's two sandboxes).
+    controllers = {"freezer", *limits.wanted().values()}
     for controller in sorted(controllers):
         made = _make_v1(root / controller, own.get(controller, "/"), name)
         if isinstance(made, Path):
@@ -208,7 +209,7 @@ def _make_v1(hierarchy: Path, own: str, name: str) -> Path | str:
 
 
 def _create_v2(name: str, limits: Limits, root: Path, own: str) -> Cgroup:
-    wanted = {"memory", *limits.wanted().values()}
+    wanted = set(limits.wanted().values())
     here = root / own.lstrip("/")
     # Our own group holds processes, and v2 lets only an empty group (or the root) enable
     # controllers for children; so a sibling group under our parent, else under the root.

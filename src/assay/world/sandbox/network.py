@@ -104,9 +104,9 @@ def _check_target(pid: int) -> None:
 def _public(pid: int) -> Network:
     """pasta connects the namespace to the outside; policy rules keep the host out of its reach.
 
-    The host's addresses are blocked before pasta starts. Its gateways can only be blocked once
-    pasta has added the default routes (the kernel checks a route's gateway through the rules);
-    with --no-map-gw a gateway is only the router it is, never the host.
+    Every rule is added once pasta has added the default routes (the kernel checks a route's
+    gateway through the rules, so a gateway blocked before would leave no default route); with
+    --no-map-gw a gateway is only the router it is, never the host.
     """
     network = Network("public")
     own, gateways = _host_facts()
@@ -116,12 +116,14 @@ def _public(pid: int) -> Network:
     # Blocking the addresses pasta gives the namespace too is harmless: the `local` table, looked
     # up first, keeps them the namespace's own. Loopback never leaves a namespace.
     hosts = sorted({a for a in own if not a.is_loopback} - gateways, key=_order)
-    _block(pid, [*hosts, LINK_LOCAL_V4], exempt=DNS_FORWARD if forward else None)
     network.pasta = _start_pasta(pid, forward)
     pasta_pid = network.pasta.pid
     try:
-        gateways = sorted(gateways | _gateways(pid), key=_order)
-        _block(pid, gateways, exempt=None)
+        # pasta gives the namespace the host's own default gateways. Nothing runs in the sandbox
+        # before attach returns, so the rules may all follow pasta's routes, in one batch a family.
+        gateways = sorted(gateways, key=_order)
+        blocked = [*hosts, LINK_LOCAL_V4, *gateways]
+        _block(pid, blocked, exempt=DNS_FORWARD if forward else None)
         _watch(network, pid)
     except BaseException:
         network.close()
