@@ -169,7 +169,7 @@ def print_sandbox_gaps() -> None:
     from assay.world.sandbox.confine import machine_gaps
 
     for gap in machine_gaps():
-        errors.print(f"sandbox: {gap}", highlight=False, markup=False)
+        errors.print(f"sandbox: {gap}", highlight=False, markup=False, soft_wrap=True)
 
 
 def print_left_out(left_out: Sequence[TaskState]) -> None:
