@@ -18,7 +18,8 @@ BUSYBOX = f"{TOOLS_MOUNT}/busybox"
 LOG_DIRS = ("agent", "verifier", "artifacts")
 VERIFIER_LOGS = "/logs/verifier"
 RESOLV_CONF = "/etc/resolv.conf"
-FD = "fd:"  # a source the keeper opens before it leaves the host's privileges, named after this
+FD = "fd:"
+BWRAP_OWN = ("/tmp", "/run", "/logs")  # mounted by bwrap over what the keeper bound in the root  # a source the keeper opens before it leaves the host's privileges, named after this
 # What Docker masks in /proc (an empty file or directory over it) and keeps read-only.
 PROC_MASKED_FILES = (
     "/proc/kcore",
@@ -172,11 +173,16 @@ def bwrap_args(home: Home, plan: Plan) -> list[str]:
         tree += ["--ro-bind", str(home.logs / "verifier"), VERIFIER_LOGS]
     if plan.nameservers is not None:
         tree += ["--ro-bind", str(home.resolv), RESOLV_CONF]
+    # An interpreter under /tmp (a checkout there) is hidden by the sandbox's own /tmp: bound again
+    # over it from the root the keeper made, where it is already bound read-only.
+    for path in interpreter_dirs():
+        if any(path.is_relative_to(own) for own in BWRAP_OWN):
+            tree += ["--ro-bind", f"{home.merged}{path}", str(path)]
     return [
         str(bwrap_path()),
         "--die-with-parent",
         *tree,
-        *("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net"),
+        *("--unshare-pid", "--unshare-ipc", "--unshare-uts"),  # the keeper made the network's
         *("--hostname", "sandbox", "--chdir", plan.workdir, "--cap-drop", "ALL"),
         "--",
         BUSYBOX,
