@@ -19,7 +19,7 @@ def test_a_healthcheck_that_passes_after_retries_lets_the_agent_start(tmp_path: 
         "retries = 2\ninterval_sec = 0.01\nstart_interval_sec = 0.01\n"
     )
     result = run_one(make_task(tmp_path, "healthy", test_sh=REWARD_1, toml=toml), agent="noop")
-    assert result.outcome == "verified"
+    assert result.outcome == "verified", result.error
 
 
 def test_a_healthcheck_that_never_passes_is_not_scored(tmp_path: Path) -> None:
@@ -47,7 +47,7 @@ def test_the_judge_key_reaches_the_verifier_and_never_the_agent(
         if event.get("type") == "tool_result"
     ]
     assert seen["stdout"].strip() == "0"
-    assert result.outcome == "verified"
+    assert result.outcome == "verified", result.error
 
 
 def test_hooks_artifacts_and_the_shim_are_recorded(tmp_path: Path) -> None:
@@ -71,6 +71,6 @@ def test_artifacts_are_listed_with_what_was_missing(tmp_path: Path) -> None:
 
 def test_separate_mode_sees_only_the_artifacts(tmp_path: Path) -> None:
     result = run_one(EXAMPLES / "separate-verifier")
-    assert result.outcome == "verified"
+    assert result.outcome == "verified", result.error
     noop = run_one(EXAMPLES / "separate-verifier", agent="noop")
     assert noop.outcome == "not_achieved"

@@ -22,7 +22,7 @@ from pathlib import Path
 from assay.world.sandbox.proxy import Allowlist, IpAddress, Proxy
 
 MODES = ("public", "no-network", "allowlist")
-READY_S = 5.0
+READY_S = 30.0  # as long as a sandbox may take to start: a loaded machine is slow, not broken
 STOP_S = 2.0
 RESOLV_CONF = Path("/etc/resolv.conf")
 # Where systemd-resolved lists its upstream servers when /etc/resolv.conf names only 127.0.0.53.
