@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from assay.world.sandbox import cgroups
-from assay.world.sandbox.cgroups import Cgroup, Limits, own_cgroups, rlimits_for
+from assay.world.sandbox.cgroups import STALE_S, Cgroup, Limits, own_cgroups, rlimits_for
 
 NOBODY = 65534
 # Moves the shell into the group (writing "0" moves the writer) before it execs the command, so
@@ -385,3 +385,18 @@ def test_v2_group_goes_beside_an_occupied_own_group(
     finally:
         group.remove()
     assert not group.dirs[""].exists() and group.unremoved == []
+
+
+def test_an_empty_group_a_killed_assay_left_behind_is_removed_by_the_next_create() -> None:
+    first = Cgroup.create("left", Limits(pids=64))
+    assert first.version == 1 and "pids" in first.dirs, "this machine's pids hierarchy is v1"
+    stale = first.dirs["pids"]
+    first.dirs.pop("pids")  # as if its assay had died: nothing will remove it
+    first.remove()
+    old = time.time() - 2 * STALE_S
+    os.utime(stale, (old, old))
+    young = Cgroup.create("young", Limits(pids=64))
+    try:
+        assert not stale.exists()
+    finally:
+        young.remove()

@@ -17,6 +17,7 @@ ROOT = Path("/sys/fs/cgroup")
 # JVM (each a few hundred threads at most), while a fork bomb stops long before the host's
 # pid_max (32768 by default) or threads-max, even with a dozen sandboxes running at once.
 DEFAULT_PIDS = 1024
+STALE_S = 60.0
 CPU_PERIOD_US = 100_000
 # How long kill_all waits for the group to empty, and freezing for the group to freeze.
 KILL_WAIT_S = 10.0
@@ -331,6 +332,7 @@ def _mkdir_group(parent: Path, name: str) -> Path | str:
             parent.mkdir(exist_ok=True)
         except OSError as error:
             return f"{parent}: {error.strerror}"
+        _sweep(parent)
         try:
             (parent / name).mkdir()
             return parent / name
@@ -339,6 +341,22 @@ def _mkdir_group(parent: Path, name: str) -> Path | str:
         except OSError as error:
             return f"{parent / name}: {error.strerror}"
     return f"{parent}: removed while making {name}"
+
+
+def _sweep(parent: Path) -> None:
+    """Remove the empty groups an assay process that was killed left behind (it never removed
+    them); a group younger than STALE_S may be one being set up, and is left alone."""
+    now = time.time()
+    try:
+        children = [child for child in parent.iterdir() if child.is_dir()]
+    except OSError:
+        return
+    for child in children:
+        try:
+            if now - child.stat().st_mtime > STALE_S and not (child / "cgroup.procs").read_text():
+                child.rmdir()
+        except OSError:
+            continue
 
 
 def _exists(path: Path) -> bool:
