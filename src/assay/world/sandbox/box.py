@@ -116,7 +116,7 @@ class Sandbox:
             guard.close()
             raise SandboxError(f"sandbox did not start: {error}") from None
         try:
-            guard.connect(Home(home).resolv)
+            guard.connect(holder.pid1, Home(home).resolv)
         except confine.ConfinementFailed as error:
             holder.release()
             guard.close()

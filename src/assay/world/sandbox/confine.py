@@ -4,13 +4,11 @@ cannot enforce is said in a note, never dropped in silence."""
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import os
 import resource
 import subprocess
 import uuid
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -50,8 +48,6 @@ class Confinement:
         self.cpu_list: list[int] | None = None
         self.network: network.Network | None = None
         self.group: cgroups.Cgroup | None = None
-        self._attaching: ThreadPoolExecutor | None = None
-        self._pending: Future[network.Network] | None = None
 
     def seccomp(self) -> bytes:
         """The filter every command runs under (empty where the architecture has none: noted)."""
@@ -84,7 +80,6 @@ class Confinement:
         fallback, notes = cgroups.rlimits_for(self.limits, self.group.unenforced)
         self.rlimits += [(number, soft, hard) for number, (soft, hard) in fallback.items()]
         self.notes += notes
-        self._attach(pid)
         if "cpus" in self.group.unenforced and self.limits.cpus:
             allowed = sorted(os.sched_getaffinity(0))
             wanted = max(1, int(self.limits.cpus))
@@ -92,22 +87,12 @@ class Confinement:
                 self.cpu_list = allowed[:wanted]
                 self.notes.append("cpus_as_affinity: " + self.group.unenforced["cpus"])
 
-    def _attach(self, pid: int) -> None:
-        """Start giving the keeper's network namespace its network, in a thread: pasta sets it up
-        while the keeper mounts the root and starts bwrap (nothing runs in the sandbox yet)."""
-        self._attaching = ThreadPoolExecutor(1, thread_name_prefix="assay-attach")
-        self._pending = self._attaching.submit(network.attach, pid, self.mode, self.allowed_hosts)
-
-    def connect(self, resolv: Path) -> None:
-        """Wait for the network; write the resolver the sandbox should use."""
-        if self._pending is None:
-            raise ConfinementFailed(f"network {self.mode}: the sandbox never joined its cgroup")
+    def connect(self, pid1: int, resolv: Path) -> None:
+        """Give the sandbox's network namespace its network; write the resolver it should use."""
         try:
-            self.network = self._pending.result()
+            self.network = network.attach(pid1, self.mode, self.allowed_hosts)
         except network.NetworkFailed as error:
             raise ConfinementFailed(f"network {self.mode}: {error}") from None
-        finally:
-            self._attaching_done()
         self.env = dict(self.network.env)
         # A pid or a port would make two task runs' records differ where nothing else does.
         stable = [note for note in self.network.notes if not note.startswith(UNSTABLE_NOTES)]
@@ -117,18 +102,9 @@ class Confinement:
             with open(resolv, "w") as file:  # the bound file itself: its inode is what is mounted
                 file.write(lines)
 
-    def _attaching_done(self) -> None:
-        if self._attaching is not None:
-            self._attaching.shutdown(wait=True)
-            self._attaching = None
-
     def close(self, *, keep_layer: bool = False) -> None:
         """Stop the network, kill what is left in the cgroup and remove it; the layer's tmpfs too
         unless it is kept for another start over it."""
-        if self._pending is not None and self.network is None:
-            with contextlib.suppress(network.NetworkFailed):  # a start that failed meanwhile
-                self.network = self._pending.result()
-            self._attaching_done()
         if self.network is not None:
             self.network.close()
             self.network = None

@@ -10,13 +10,11 @@ an `/etc/ld.so.preload`) is on the path by which assay starts commands or copies
 from __future__ import annotations
 
 import ctypes
-import fcntl
 import json
 import os
 import select
 import signal
 import socket
-import struct
 import subprocess
 import sys
 import time
@@ -27,8 +25,6 @@ import keeper_ops
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
-CLONE_NEWNET = 0x40000000
-SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT = 1, 2, 4, 32
 MS_BIND, MS_REC, MS_PRIVATE = 0x1000, 0x4000, 0x40000
 PR_SET_DUMPABLE = 4
@@ -69,9 +65,7 @@ def zygote(control: socket.socket) -> None:
 def keep(control: socket.socket) -> None:
     """Hold one sandbox: its namespaces, its root, every command started in it."""
     config = json.loads(control.recv(MESSAGE))
-    # The network namespace is made here, not by bwrap, so that assay can give it its network
-    # while this process mounts the root and starts bwrap.
-    _check(libc.unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET), "unshare")
+    _check(libc.unshare(CLONE_NEWUSER | CLONE_NEWNS), "unshare")
     _say(control, {"unshared": os.getpid()})
     if json.loads(control.recv(MESSAGE) or b"{}").get("mapped") is not True:
         return
@@ -89,8 +83,6 @@ def keep(control: socket.socket) -> None:
     os.umask(0o022)
     os.setresgid(0, 0, 0)
     os.setresuid(0, 0, 0)
-    libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)  # a change of ids cleared it; pasta joins us by /proc
-    _loopback_up()
     try:
         bwrap, pid1 = _start(config)
     except (OSError, RuntimeError) as error:
@@ -154,7 +146,7 @@ def _start(config: dict) -> tuple[subprocess.Popen, int]:
         bwrap.kill()
         raise RuntimeError(_last_line(config["log"], "bwrap did not start"))
     pid1 = int(json.loads(info)["child-pid"])
-    for name in ("ipc", "uts", "pid", "mnt"):
+    for name in ("ipc", "uts", "net", "pid", "mnt"):
         with open(f"/proc/{pid1}/ns/{name}", "rb") as namespace:
             _check(libc.setns(namespace.fileno(), 0), f"join the {name} namespace")
     os.chdir("/")
@@ -164,14 +156,6 @@ def _start(config: dict) -> tuple[subprocess.Popen, int]:
 def _mount(source: str, target: str, kind: str, options: str) -> None:
     result = libc.mount(source.encode(), target.encode(), kind.encode(), 0, options.encode())
     _check(result, f"mount {kind} at {target}")
-
-
-def _loopback_up() -> None:
-    """`lo` up, as bwrap would bring it up in a network namespace of its own."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        request = struct.pack("16sH14x", b"lo", 0)
-        flags = struct.unpack("16sH14x", fcntl.ioctl(probe, SIOCGIFFLAGS, request))[1]
-        fcntl.ioctl(probe, SIOCSIFFLAGS, struct.pack("16sH14x", b"lo", flags | IFF_UP))
 
 
 def _bind_read_only(source: str, target: str) -> None:
@@ -194,8 +178,7 @@ def _serve(control: socket.socket, config: dict) -> None:
             return
         if os.fork() == 0:
             # Handlers live in the sandbox's pid namespace, beside the agent's processes (same uid
-            # inside): none may be traced. The keeper itself is outside it, and stays dumpable so
-            # that pasta can join its namespaces.
+            # inside): none may be traced. The keeper itself is outside it.
             libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             control.close()

@@ -18,8 +18,9 @@ BUSYBOX = f"{TOOLS_MOUNT}/busybox"
 LOG_DIRS = ("agent", "verifier", "artifacts")
 VERIFIER_LOGS = "/logs/verifier"
 RESOLV_CONF = "/etc/resolv.conf"
-FD = "fd:"
-BWRAP_OWN = ("/tmp", "/run", "/logs")  # mounted by bwrap over what the keeper bound in the root  # a source the keeper opens before it leaves the host's privileges, named after this
+FD = "fd:"  # a source the keeper opens before it leaves the host's privileges, named after this
+# Mounted by bwrap over what the keeper bound in the root.
+BWRAP_OWN = ("/tmp", "/run", "/logs")
 # What Docker masks in /proc (an empty file or directory over it) and keeps read-only.
 PROC_MASKED_FILES = (
     "/proc/kcore",
@@ -182,7 +183,7 @@ def bwrap_args(home: Home, plan: Plan) -> list[str]:
         str(bwrap_path()),
         "--die-with-parent",
         *tree,
-        *("--unshare-pid", "--unshare-ipc", "--unshare-uts"),  # the keeper made the network's
+        *("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net"),
         *("--hostname", "sandbox", "--chdir", plan.workdir, "--cap-drop", "ALL"),
         "--",
         BUSYBOX,
