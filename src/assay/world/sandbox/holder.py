@@ -119,21 +119,21 @@ class _Zygote:
         self._owner = -1
 
     def fork(self, control_fd: int, log_fd: int) -> int:
+        """A new keeper's pid; a zygote that died (or was inherited by a fork) is started again once."""
         with self._lock:
-            for attempt in (1, 2):
+            failure = "no answer"
+            for _ in range(2):
                 zygote = self._running()
                 try:
                     socket.send_fds(zygote, [b"keep"], [control_fd, log_fd])
                     zygote.settimeout(START_TIMEOUT_S)
                     answer = zygote.recv(MESSAGE)
                 except OSError as error:
-                    answer, failure = b"", error
+                    answer, failure = b"", str(error)
                 if answer:
                     return int(json.loads(answer)["pid"])
                 self._stop()
-                if attempt == 2:
-                    raise HolderFailed(f"the keeper could not be started: {failure or 'no answer'}")
-        raise AssertionError("unreachable")
+        raise HolderFailed(f"the keeper could not be started: {failure}")
 
     def _running(self) -> socket.socket:
         alive = self._process is not None and self._process.poll() is None
