@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -99,7 +98,7 @@ class Sandbox:
         try:
             root = base if base is not None else confine.default_base()
             guard.prepare_layer(ids, fresh=options.fresh_layer)
-            prepare(Home(home), ids, fresh_layer=options.fresh_layer)
+            prepare(Home(home), ids, fresh_layer=options.fresh_layer, verifier=options.verifier)
             plan = Plan(
                 base=root,
                 layers=tuple(layers),
@@ -108,8 +107,6 @@ class Sandbox:
                 nameservers=() if options.network != "no-network" else None,
                 binds=tuple(options.binds),
             )
-            if options.verifier:
-                _fresh_dir(Home(home).verifier_logs, ids.host_uid(0), ids.host_gid(0))
             config = keeper_config(Home(home), plan, guard.seccomp())
             holder = holders.launch(config, ids, home / "keeper.log", guard.join)
         except (holders.HolderFailed, confine.ConfinementFailed, OSError, ValueError) as error:
@@ -240,16 +237,6 @@ class Sandbox:
 def release_layer(home: Path) -> None:
     """Unmount a writable layer kept with stop(keep_layer=True)."""
     confine.release_layer(Home(Path(os.path.abspath(home))))
-
-
-def _fresh_dir(path: Path, uid: int, gid: int) -> None:
-    if path.is_symlink() or path.is_file():
-        path.unlink()
-    elif path.is_dir():
-        shutil.rmtree(path)
-    path.mkdir()
-    os.chown(path, uid, gid)
-    path.chmod(0o777)
 
 
 def _scratch(home: Path) -> IO[bytes]:

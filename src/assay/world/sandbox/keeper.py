@@ -79,7 +79,7 @@ def keep(control: socket.socket) -> None:
     except OSError as error:
         _say(control, {"error": f"cannot open {error.filename}: {error.strerror}"})
         return
-    config = _with_sources(config, sources)
+    config = {**config, "fds": sources}
     os.umask(0o022)
     os.setresgid(0, 0, 0)
     os.setresuid(0, 0, 0)
@@ -100,26 +100,20 @@ def keep(control: socket.socket) -> None:
             bwrap.kill()
 
 
-def _with_sources(config: dict, sources: dict[str, int]) -> dict:
-    """Each `fd:NAME` in the overlay's options becomes the /proc/self/fd path of its descriptor."""
-    merged, options = config["overlay"]
-    for name, fd in sources.items():
-        options = options.replace(f"{FD}{name}:", f"/proc/self/fd/{fd}:")
-        options = options.replace(f"{FD}{name},", f"/proc/self/fd/{fd},")
-    return {**config, "overlay": [merged, options], "fds": sources}
-
-
 def _start(config: dict) -> tuple[subprocess.Popen, int]:
     """Mount the root, start bwrap, and join its namespaces; (bwrap's process, pid 1's host pid)."""
     _check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "make mounts private")
     _mount("assay-skeleton", config["skeleton"], "tmpfs", "mode=0755")
-    lowers = [f"/proc/self/fd/{config['fds'][name[len(FD) :]]}" for name in config["lowers"]]
+    # A source is reached through its descriptor: the overlay clones only this namespace's
+    # mounts, and the keeper's own uid may not walk a 0700 directory on the way to it.
+    lowers = [_source(config, lower) for lower in config["lowers"]]
     for inside in config["mountpoints"]:
         keeper_ops.make_mountpoint(config["skeleton"], inside, lowers)
-    merged, options = config["overlay"]
-    _mount("overlay", merged, "overlay", options)
+    merged = config["merged"]
+    options = f"lowerdir={':'.join(lowers)},upperdir={config['upper']},workdir={config['work']}"
+    _mount("overlay", merged, "overlay", options + ",userxattr")
     for name, inside in config["binds"]:
-        _bind_read_only(f"/proc/self/fd/{config['fds'][name]}", merged + inside)
+        _bind_read_only(_source(config, FD + name), merged + inside)
     info_read, info_write = os.pipe()
     ready_read, ready_write = os.pipe()
     argv = [*config["bwrap"][:1], "--info-fd", str(info_write), *config["bwrap"][1:]]
@@ -151,6 +145,11 @@ def _start(config: dict) -> tuple[subprocess.Popen, int]:
             _check(libc.setns(namespace.fileno(), 0), f"join the {name} namespace")
     os.chdir("/")
     return bwrap, pid1
+
+
+def _source(config: dict, lower: str) -> str:
+    """A path, or for `fd:NAME` the /proc/self/fd path of the descriptor opened for NAME."""
+    return f"/proc/self/fd/{config['fds'][lower[len(FD) :]]}" if lower.startswith(FD) else lower
 
 
 def _mount(source: str, target: str, kind: str, options: str) -> None:

@@ -5,6 +5,7 @@ tree but the read-only tool layer."""
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -98,8 +99,9 @@ class Plan:
     binds: Sequence[tuple[Path, str]] = field(default_factory=tuple)  # read-only, host → inside
 
 
-def prepare(home: Home, ids: IdMap, *, fresh_layer: bool) -> None:
-    """Make the host dirs of a sandbox, owned by the sandbox's root; keep upper when not fresh.
+def prepare(home: Home, ids: IdMap, *, fresh_layer: bool, verifier: bool = False) -> None:
+    """Make the host dirs of a sandbox, owned by the sandbox's root; keep upper when not fresh,
+    and for a verifier phase make its /logs/verifier anew, empty.
 
     A start over a kept layer finds what the agent left in /logs and /tmp: a link or a file where
     a directory belongs is removed, never followed (no sandbox process runs then to swap it back).
@@ -116,6 +118,10 @@ def prepare(home: Home, ids: IdMap, *, fresh_layer: bool) -> None:
     for path in (home.log, home.resolv):  # bwrap's errors; the resolver, bound before it is known
         path.touch()
         os.chown(path, *root_ids)
+    if verifier:
+        if os.path.lexists(home.verifier_logs):
+            shutil.rmtree(home.verifier_logs)  # an earlier phase's: only assay writes it here
+        _real_dir(home.verifier_logs, 0o777, root_ids)
     if fresh_layer:
         for path in (home.upper, home.work):
             path.mkdir(parents=True)
@@ -131,23 +137,25 @@ def _real_dir(path: Path, mode: int, ids: tuple[int, int]) -> None:
 
 
 def keeper_config(home: Home, plan: Plan, seccomp: bytes) -> dict:
-    """The keeper's plan: its mounts in order, the mountpoints the root needs, bwrap's argv."""
-    layers = [f"{FD}layer{index}" for index in range(len(plan.layers))]
-    # The skeleton (mountpoints only) lies just above the base: a build layer's own directories
-    # keep their owners and modes over it.
-    lower = ":".join([*reversed(layers), str(home.skeleton), f"{FD}base"])
-    options = f"lowerdir={lower},upperdir={home.upper},workdir={home.work},userxattr"
+    """The keeper's plan: the sources it opens, the overlay's layers top first, the mountpoints the
+    root needs, the read-only binds, bwrap's argv."""
     if any(char in str(home.root) for char in ",:\\"):
         raise ValueError(f"a sandbox home may not contain ',', ':' or '\\': {home.root}")
-    named = dict(zip((name[len(FD) :] for name in layers), plan.layers, strict=True))
-    sources = {"base": plan.base, **named, **_bound(plan)}
+    layers = {f"layer{index}": path for index, path in enumerate(plan.layers)}
+    read_only = _read_only(plan)
+    bound = {name: source for name, (source, _) in read_only.items()}
+    sources = {"base": plan.base, **layers, **bound}
     return {
         "sources": {name: str(path) for name, path in sources.items()},
         "skeleton": str(home.skeleton),
+        # The skeleton (mountpoints only) lies just above the base: a build layer's own
+        # directories keep their owners and modes over it.
+        "lowers": [*(f"{FD}{name}" for name in reversed(layers)), str(home.skeleton), f"{FD}base"],
+        "upper": str(home.upper),
+        "work": str(home.work),
+        "merged": str(home.merged),
         "mountpoints": _mountpoints(plan),
-        "lowers": [*reversed(layers), f"{FD}base"],
-        "overlay": [str(home.merged), options],
-        "binds": [[name, target] for name, (_, target) in _read_only(plan).items()],
+        "binds": [[name, target] for name, (_, target) in read_only.items()],
         "bwrap": bwrap_args(home, plan),
         "log": str(home.log),
         "seccomp": seccomp.hex(),
@@ -199,10 +207,6 @@ def _read_only(plan: Plan) -> dict[str, tuple[Path, str]]:
     named["busybox"] = (busybox_path(), BUSYBOX)
     named.update({f"bind{i}": bind for i, bind in enumerate(plan.binds)})
     return named
-
-
-def _bound(plan: Plan) -> dict[str, Path]:
-    return {name: source for name, (source, _) in _read_only(plan).items()}
 
 
 def _proc_masks() -> list[str]:

@@ -4,7 +4,6 @@ script in the shared sandbox or a fresh one, and every sandbox stopped before an
 from __future__ import annotations
 
 import os
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -160,20 +159,7 @@ def _run_tests(trial: Trial, box: Sandbox, run: VerifierRun) -> None:
     run.logs = verifier_logs
     run.exit_code = result.exit_code
     run.test_stdout_tail = tail(verifier_logs / "test-stdout.txt")
-    if _mentions(verifier_logs / "test-stdout.txt", SHIM_MARK):
+    if contains(verifier_logs / "test-stdout.txt", SHIM_MARK):
         run.notes.append("uvx_shim")
     if result.timed_out:
         run.problem = "verifier timeout"
-
-
-def _empty(folder: Path) -> None:
-    for path in folder.iterdir():
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            path.unlink(missing_ok=True)
-
-
-def _mentions(path: Path, text: bytes) -> bool:
-    """Whether the file holds `text`; a link or FIFO the sandbox left there is not read."""
-    return contains(path, text)
