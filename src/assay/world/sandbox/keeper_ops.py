@@ -195,7 +195,7 @@ def _put_file(request: dict, fds: list[int], config: dict) -> dict:
         os.unlink(target)
     with os.fdopen(source, "rb") as data, open(target, "wb") as copy:
         shutil.copyfileobj(data, copy, COPY_BLOCK)
-    _own(target, request, follow=False)
+    _own(target, _owner(request))
     os.chmod(target, int(request["mode"], 8))
     return {"done": True}
 
@@ -205,13 +205,16 @@ def _put_tree(request: dict, fds: list[int], config: dict) -> dict:
     (source,) = fds
     target = request["target"]
     os.makedirs(target, exist_ok=True)
+    owner = _owner(request)  # looked up once, not for every file of the tree
     with os.fdopen(source, "rb") as data, tarfile.open(fileobj=data, mode="r|") as archive:
         for member in archive:
-            _unpack(archive, member, target, request)
+            _unpack(archive, member, target, owner)
     return {"done": True}
 
 
-def _unpack(archive: tarfile.TarFile, member: tarfile.TarInfo, target: str, request: dict) -> None:
+def _unpack(
+    archive: tarfile.TarFile, member: tarfile.TarInfo, target: str, owner: identity.Identity | None
+) -> None:
     name = os.path.normpath(member.name).lstrip("/")
     if name in ("", ".") and member.isdir():
         return
@@ -222,7 +225,7 @@ def _unpack(archive: tarfile.TarFile, member: tarfile.TarInfo, target: str, requ
         if not os.path.isdir(path):
             os.makedirs(path, exist_ok=True)
             os.chmod(path, member.mode)
-            _own(path, request, follow=False)
+            _own(path, owner)
         return
     if os.path.lexists(path) and not os.path.isdir(path):
         os.unlink(path)
@@ -236,15 +239,17 @@ def _unpack(archive: tarfile.TarFile, member: tarfile.TarInfo, target: str, requ
         os.chmod(path, member.mode)
     else:
         return  # devices and FIFOs are not copied
-    _own(path, request, follow=False)
+    _own(path, owner)
 
 
-def _own(path: str, request: dict, *, follow: bool) -> None:
-    owner = request.get("owner")
-    if owner is None:
-        return
-    who = identity.resolve("/", owner)
-    os.chown(path, who.uid, who.gid, follow_symlinks=follow)
+def _owner(request: dict) -> identity.Identity | None:
+    """The request's `owner` (user or user:group) as the sandbox's own files name it."""
+    return None if request.get("owner") is None else identity.resolve("/", request["owner"])
+
+
+def _own(path: str, owner: identity.Identity | None) -> None:
+    if owner is not None:
+        os.chown(path, owner.uid, owner.gid, follow_symlinks=False)
 
 
 def _get(request: dict, fds: list[int], config: dict) -> dict:
