@@ -173,7 +173,7 @@ def _host_facts() -> tuple[set[IpAddress], set[IpAddress]]:
     global _facts
     now = time.monotonic()
     if _facts is None or now - _facts[0] > HOST_FACTS_S:
-        _facts = (now, host_addresses(), _gateways(None))
+        _facts = (now, host_addresses(), _host_gateways())
     return set(_facts[1]), set(_facts[2])
 
 
@@ -290,12 +290,11 @@ def _watch(network: Network, pid: int) -> None:
     threading.Thread(target=wait, name=f"assay-network-{pid}", daemon=True).start()
 
 
-def _gateways(pid: int | None) -> set[IpAddress]:
-    """The default gateways of the namespace of `pid`, or of the host's for None."""
+def _host_gateways() -> set[IpAddress]:
+    """The host's default gateways (pasta gives the namespace the same)."""
     found = set()
     for family in ("-4", "-6"):
-        args = (family, "-j", "route", "show", "default")
-        listed = _ip(pid, *args) if pid is not None else _run(["ip", *args])
+        listed = _run(["ip", family, "-j", "route", "show", "default"])
         for route in json.loads(listed or "[]"):
             if route.get("gateway"):
                 found.add(ipaddress.ip_address(route["gateway"].partition("%")[0]))
