@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from assay.world.sandbox import cgroups
-from assay.world.sandbox.cgroups import STALE_S, Cgroup, Limits, own_cgroups, rlimits_for
+from assay.world.sandbox.cgroup_placement import STALE_S, enable, place_v2
+from assay.world.sandbox.cgroups import Cgroup, Limits, own_cgroups, rlimits_for
 
 NOBODY = 65534
 # Moves the shell into the group (writing "0" moves the writer) before it execs the command, so
@@ -372,7 +373,7 @@ def test_v2_group_goes_beside_an_occupied_own_group(
     root, own = occupied_v2_group
     # hugetlb stands in for pids: the placement rules are the same for every controller
     monkeypatch.setitem(cgroups.CONTROLLERS, "pids", "hugetlb")
-    group = cgroups._create_v2("t", Limits(pids=10), root, "/" + str(own.relative_to(root)))
+    group = Cgroup(*place_v2("t", Limits(pids=10), root, "/" + str(own.relative_to(root))))
     try:
         assert group.version == 2
         made = group.dirs[""]
@@ -380,7 +381,7 @@ def test_v2_group_goes_beside_an_occupied_own_group(
         assert "hugetlb" in (made / "cgroup.controllers").read_text().split()
         assert not (own / "assay").exists()  # the first try, inside it, was taken back
         # and the rule it avoided: a group with processes cannot enable controllers below it
-        refused = cgroups._enable(own, {"hugetlb"})
+        refused = enable(own, {"hugetlb"})
         assert refused and "busy" in refused[0].lower()
     finally:
         group.remove()

@@ -1,4 +1,5 @@
-"""One cgroup per sandbox, on cgroup v1 or v2, that holds its processes to memory, process and CPU limits and lets them all be killed at once."""
+"""One cgroup per sandbox, on cgroup v1 or v2, that holds its processes to memory, process and
+CPU limits and lets them all be killed at once (cgroup_placement.py says where it is made)."""
 
 from __future__ import annotations
 
@@ -12,17 +13,16 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from assay.world.sandbox.cgroup_placement import MIB, exists, place_v1, place_v2, read
+
 ROOT = Path("/sys/fs/cgroup")
 # Tasks (threads count, as in pids.max) per sandbox: room for a parallel build, a browser or a
 # JVM (each a few hundred threads at most), while a fork bomb stops long before the host's
 # pid_max (32768 by default) or threads-max, even with a dozen sandboxes running at once.
 DEFAULT_PIDS = 1024
-STALE_S = 60.0
-CPU_PERIOD_US = 100_000
 # How long kill_all waits for the group to empty, and freezing for the group to freeze.
 KILL_WAIT_S = 10.0
 FREEZE_WAIT_S = 2.0
-MIB = 1 << 20
 
 # limit name → controller (the same name on v1 and v2)
 CONTROLLERS = {"memory_mb": "memory", "pids": "pids", "cpus": "cpu"}
@@ -85,9 +85,9 @@ class Cgroup:
             raise ValueError(f"not a cgroup name: {name!r}")
         unique = f"{name}-{secrets.token_hex(4)}"
         own = own_cgroups()
-        if _exists(root / "cgroup.controllers"):
-            return _create_v2(unique, limits, root, own.get("", "/"))
-        return _create_v1(unique, limits, root, own)
+        if exists(root / "cgroup.controllers"):
+            return cls(*place_v2(unique, limits, root, own.get("", "/")))
+        return cls(*place_v1(unique, limits, root, own))
 
     @property
     def procs_files(self) -> tuple[Path, ...]:
@@ -106,7 +106,7 @@ class Cgroup:
             return
         deadline = time.monotonic() + KILL_WAIT_S
         kill = self.dirs.get("", Path()) / "cgroup.kill"  # v2, Linux 5.14 and later
-        if self.version == 2 and _exists(kill) and _write_ok(kill, "1"):
+        if self.version == 2 and exists(kill) and _write_ok(kill, "1"):
             while self._pids() and time.monotonic() < deadline:
                 time.sleep(0.01)
             return
@@ -133,9 +133,9 @@ class Cgroup:
     def peak_memory_mb(self) -> float | None:
         """The most memory the group used, where the kernel records it."""
         if self.version == 2:
-            peak = _read(self.dirs[""] / "memory.peak")
+            peak = read(self.dirs[""] / "memory.peak")
         elif "memory" in self.dirs:
-            peak = _read(self.dirs["memory"] / "memory.max_usage_in_bytes")
+            peak = read(self.dirs["memory"] / "memory.max_usage_in_bytes")
         else:
             peak = None
         return int(peak) / MIB if peak and peak.strip().isdigit() else None
@@ -149,7 +149,7 @@ class Cgroup:
         found: set[int] = set()
         for directory in dirs:
             for procs in _all_procs_files(directory):
-                found.update(int(p) for p in (_read(procs) or "").split())
+                found.update(int(p) for p in (read(procs) or "").split())
         found.discard(os.getpid())
         return sorted(found)
 
@@ -167,139 +167,13 @@ class Cgroup:
         check = directory / ("cgroup.events" if self.version == 2 else state)
         froze = _write_ok(directory / state, frozen)
         deadline = time.monotonic() + FREEZE_WAIT_S
-        while froze and done not in (_read(check) or "") and time.monotonic() < deadline:
+        while froze and done not in (read(check) or "") and time.monotonic() < deadline:
             time.sleep(0.005)
         try:
             yield
         finally:
             # SIGKILL sent to a frozen task takes effect when it thaws.
             _write_ok(directory / state, thawed)
-
-
-def _create_v1(name: str, limits: Limits, root: Path, own: Mapping[str, str]) -> Cgroup:
-    dirs: dict[str, Path] = {}
-    unenforced: dict[str, str] = {}
-    # freezer for kill_all; memory only with a limit (a memory group costs a few ms to make,
-    # join and remove, on each of a task run's two sandboxes).
-    controllers = {"freezer", *limits.wanted().values()}
-    for controller in sorted(controllers):
-        made = _make_v1(root / controller, own.get(controller, "/"), name)
-        if isinstance(made, Path):
-            dirs[controller] = made
-            continue
-        for limit, needed in limits.wanted().items():
-            if needed == controller:
-                unenforced[limit] = made
-    for limit, controller in limits.wanted().items():
-        if controller in dirs and (failed := _write_limit(1, dirs[controller], limit, limits)):
-            unenforced[limit] = failed
-    return Cgroup(1 if dirs else None, dirs, unenforced)
-
-
-def _make_v1(hierarchy: Path, own: str, name: str) -> Path | str:
-    """The new group under our own group, else under the hierarchy's root; else why not."""
-    if not _exists(hierarchy / "cgroup.procs"):
-        return f"no {hierarchy.name} cgroup hierarchy at {hierarchy}"
-    tried = []
-    for parent in dict.fromkeys([hierarchy / own.lstrip("/") / "assay", hierarchy / "assay"]):
-        made = _mkdir_group(parent, name)
-        if isinstance(made, Path):
-            return made
-        tried.append(made)
-    return f"no writable {hierarchy.name} cgroup: {'; '.join(tried)}"
-
-
-def _create_v2(name: str, limits: Limits, root: Path, own: str) -> Cgroup:
-    wanted = set(limits.wanted().values())
-    here = root / own.lstrip("/")
-    # Our own group holds processes, and v2 lets only an empty group (or the root) enable
-    # controllers for children; so a sibling group under our parent, else under the root.
-    parents = [p for p in dict.fromkeys([here, here.parent, root]) if p.is_relative_to(root)]
-    best: tuple[Path, set[str]] | None = None
-    tried: list[str] = []
-    for parent in parents:
-        made = _make_v2(root, parent, name, wanted, tried)
-        if made is None:
-            continue
-        if best is None or len(made[1]) > len(best[1]):
-            if best is not None:
-                _rmdir_quietly(best[0])
-            best = made
-        else:
-            _rmdir_quietly(made[0])
-        if best[1] == wanted:
-            break
-    if best is None:
-        reason = f"no writable cgroup v2 group: {'; '.join(tried)}"
-        return Cgroup(None, {}, dict.fromkeys(limits.wanted(), reason))
-    group, present = best
-    unenforced = {}
-    for limit, controller in limits.wanted().items():
-        if controller not in present:
-            why = "; ".join(tried) or "not delegated"
-            unenforced[limit] = f"no cgroup v2 {controller} controller under {group.parent}: {why}"
-        elif failed := _write_limit(2, group, limit, limits):
-            unenforced[limit] = failed
-    return Cgroup(2, {"": group}, unenforced)
-
-
-def _make_v2(
-    root: Path, parent: Path, name: str, wanted: set[str], tried: list[str]
-) -> tuple[Path, set[str]] | None:
-    """parent/assay/name, and the wanted controllers it has; what went wrong goes to `tried`."""
-    if not _exists(parent / "cgroup.controllers"):
-        tried.append(f"{parent}: not a cgroup")
-        return None
-    # A group offers its children only what its own parent enabled: enable from the root down.
-    for ancestor in [*reversed(parent.relative_to(root).parents), parent.relative_to(root)]:
-        tried += _enable(root / ancestor, wanted)
-    made = _mkdir_group(parent / "assay", name)
-    if isinstance(made, str):
-        tried.append(made)
-        return None
-    tried += _enable(parent / "assay", wanted)
-    present = wanted & set((_read(made / "cgroup.controllers") or "").split())
-    offered = set((_read(parent / "cgroup.controllers") or "").split())
-    if wanted - offered:
-        absent = ", ".join(sorted(wanted - offered))
-        tried.append(f"{parent} has no {absent} controller (not delegated, or bound to cgroup v1)")
-    return made, present
-
-
-def _enable(group: Path, wanted: set[str]) -> list[str]:
-    """Enable the wanted controllers that `group` has for its children; the failures."""
-    available = set((_read(group / "cgroup.controllers") or "").split())
-    enabled = set((_read(group / "cgroup.subtree_control") or "").split())
-    failures = []
-    for controller in sorted((wanted & available) - enabled):
-        try:
-            (group / "cgroup.subtree_control").write_text(f"+{controller}")
-        except OSError as error:  # EBUSY: the group holds processes
-            failures.append(f"{group}: +{controller}: {error.strerror}")
-    return failures
-
-
-def _write_limit(version: int, group: Path, limit: str, limits: Limits) -> str | None:
-    """Write one limit into a group; the reason on failure."""
-    quota = max(1000, round((limits.cpus or 0) * CPU_PERIOD_US))  # the kernel's least: 1 ms
-    size = str(int(limits.memory_mb or 0) * MIB)
-    if limit == "pids":
-        writes = [("pids.max", str(limits.pids))]
-    elif limit == "cpus" and version == 2:
-        writes = [("cpu.max", f"{quota} {CPU_PERIOD_US}")]
-    elif limit == "cpus":
-        writes = [("cpu.cfs_period_us", str(CPU_PERIOD_US)), ("cpu.cfs_quota_us", str(quota))]
-    elif version == 2:  # memory, and no swap, so that swapping cannot dodge the limit
-        writes = [("memory.max", size)]
-        if _exists(group / "memory.swap.max"):
-            writes.append(("memory.swap.max", "0"))
-    else:
-        writes = [("memory.limit_in_bytes", size)]
-        if _exists(group / "memory.memsw.limit_in_bytes"):  # memory and swap together
-            writes.append(("memory.memsw.limit_in_bytes", size))
-        else:  # no swap accounting (swapaccount=0): keep the group from swapping at all
-            writes.append(("memory.swappiness", "0"))
-    return _write_all(group, writes)
 
 
 def rlimits_for(
@@ -325,70 +199,12 @@ def rlimits_for(
     return rlimits, notes
 
 
-def _mkdir_group(parent: Path, name: str) -> Path | str:
-    """parent/name as a new cgroup (parent made as needed, not its own parent); else why not."""
-    for _ in range(3):
-        try:
-            parent.mkdir(exist_ok=True)
-        except OSError as error:
-            return f"{parent}: {error.strerror}"
-        _sweep(parent)
-        try:
-            (parent / name).mkdir()
-            return parent / name
-        except FileNotFoundError:  # a concurrent remove() took the empty parent away: again
-            continue
-        except OSError as error:
-            return f"{parent / name}: {error.strerror}"
-    return f"{parent}: removed while making {name}"
-
-
-def _sweep(parent: Path) -> None:
-    """Remove the empty groups an assay process that was killed left behind (it never removed
-    them); a group younger than STALE_S may be one being set up, and is left alone."""
-    now = time.time()
-    try:
-        children = [child for child in parent.iterdir() if child.is_dir()]
-    except OSError:
-        return
-    for child in children:
-        try:
-            if now - child.stat().st_mtime > STALE_S and not (child / "cgroup.procs").read_text():
-                child.rmdir()
-        except OSError:
-            continue
-
-
-def _exists(path: Path) -> bool:
-    """Path.exists, False where the path cannot even be looked at (Python 3.11 raises)."""
-    try:
-        return path.exists()
-    except OSError:
-        return False
-
-
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_text()
-    except OSError:
-        return None
-
-
 def _write_ok(path: Path, value: str) -> bool:
     try:
         path.write_text(value)
     except OSError:
         return False
     return True
-
-
-def _write_all(group: Path, writes: list[tuple[str, str]]) -> str | None:
-    for file, value in writes:
-        try:
-            (group / file).write_text(value)
-        except OSError as error:
-            return f"writing {value} to {group / file}: {error.strerror}"
-    return None
 
 
 def _all_procs_files(directory: Path) -> list[Path]:
@@ -422,10 +238,3 @@ def _rmdir_tree(directory: Path, deadline: float) -> str | None:
             if time.monotonic() >= deadline:
                 return error.strerror
             time.sleep(0.01)
-
-
-def _rmdir_quietly(group: Path) -> None:
-    with contextlib.suppress(OSError):
-        group.rmdir()
-    with contextlib.suppress(OSError):
-        group.parent.rmdir()
