@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, nullcontext
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -16,11 +15,10 @@ from assay.cli.execution import Execution
 from assay.cli.options import JsonOption, SplitOption, StoreOption, TaskOption
 from assay.cli.output import FormatOption, output_format
 from assay.cli.replay import replay_choice
+from assay.cli.run_start import Choice, fresh, resumed
 from assay.errors import UsageError
 
 if TYPE_CHECKING:
-    from assay.runs.run import BenchmarkOutcome
-    from assay.runs.store import Store
     from assay.spec.verifier_choice import VerifierChoice
 
 DEFAULT_AGENT = "reference"
@@ -247,7 +245,7 @@ def run(
             choice = Choice(
                 tasks, split or (), repeats or 1, scored, include_withdrawn, chosen_mode or "task"
             )
-            outcome = _fresh(
+            outcome = fresh(
                 records,
                 world,
                 chosen_agent,
@@ -256,7 +254,7 @@ def run(
                 as_json,
             )
         else:
-            outcome = _resumed(
+            outcome = resumed(
                 records,
                 resume,
                 world,
@@ -277,103 +275,6 @@ def run(
         raise typer.Exit(1)
 
 
-@dataclass(frozen=True)
-class Choice:
-    """What a fresh run runs: tasks, splits, repeats, scored mode, withdrawn tasks or not, and how
-    its container-format tasks are verified."""
-
-    tasks: Sequence[str]
-    splits: Sequence[str]
-    repeats: int
-    scored: bool
-    include_withdrawn: bool
-    verifier_mode: VerifierChoice = "task"
-
-
-def _fresh(
-    records: Store, world: Path, agent: str, choice: Choice, execution: Execution, quiet: bool
-) -> BenchmarkOutcome:
-    from assay.runs import open_benchmark, prepare
-    from assay.runs.plan import DEFAULT_SPLITS
-    from assay.runs.record import record_run
-    from assay.runs.run import always_scored
-    from assay.trust.withdrawn import changed_chosen, withdrawn_chosen
-
-    benchmark = open_benchmark(
-        world, world_db=execution.world_db, verifier_mode=choice.verifier_mode
-    )
-    if benchmark.world.sandbox is not None:
-        from assay.cli.render import print_sandbox_gaps
-
-        print_sandbox_gaps()
-    splits = choice.splits or DEFAULT_SPLITS
-    left_out = (
-        []
-        if choice.include_withdrawn
-        else withdrawn_chosen(benchmark.world, choice.tasks, splits, records)
-    )
-    leave_out = {state.task_id for state in left_out}
-    planned = prepare(benchmark, agent, choice.tasks, splits, choice.repeats, leave_out=leave_out)
-    changed = changed_chosen(benchmark.world, choice.tasks, splits, records)
-    if left_out or changed:
-        from assay.cli.render import print_changed, print_left_out
-
-        print_left_out(left_out)
-        print_changed(changed)
-    scored = choice.scored or always_scored(benchmark, planned)
-    with _progress(len(planned), quiet) as advance:
-        return record_run(
-            records,
-            benchmark,
-            agent,
-            planned,
-            repeats=choice.repeats,
-            scored=scored,
-            executor=execution.executor(len(planned)),
-            on_result=advance,
-            results=False,  # read back a page at a time to print
-        )
-
-
-def _resumed(
-    records: Store,
-    run_id: str,
-    world: Path | None,
-    agent: str | None,
-    execution: Execution,
-    quiet: bool,
-    verifier_mode: VerifierChoice | None = None,
-) -> BenchmarkOutcome:
-    from assay.runs import open_benchmark
-    from assay.runs.record import continue_run, resume_plan
-
-    record = records.benchmark_run(run_id, parameter="--resume")
-    if agent is not None and agent != record.agent:
-        raise UsageError(f"--agent: run {record.id} was run by {record.agent!r}, not {agent!r}")
-    if verifier_mode is not None and verifier_mode != record.verifier_mode:
-        raise UsageError(
-            f"--verifier-mode: run {record.id} verifies with {record.verifier_mode}, "
-            f"not {verifier_mode}; a resumed run keeps its own"
-        )
-    root = world if world is not None else Path(record.world_path)
-    benchmark = open_benchmark(
-        root, world_db=execution.world_db, verifier_mode=record.verifier_mode
-    )
-    planned = resume_plan(records, benchmark, record)
-    executor = execution.executor(len(planned))
-    with _progress(len(planned), quiet) as advance:
-        return continue_run(
-            records,
-            benchmark,
-            record.id,
-            record.agent,
-            planned,
-            executor,
-            on_result=advance,
-            results=False,
-        )
-
-
 def _verifier_mode(given: str | None) -> VerifierChoice | None:
     """--verifier-mode's choice (None when not given); UsageError naming it for anything else."""
     if given is None:
@@ -384,15 +285,6 @@ def _verifier_mode(given: str | None) -> VerifierChoice | None:
         return verifier_choice(given)
     except ValueError as error:
         raise UsageError(f"--verifier-mode: {error}") from None
-
-
-def _progress(total: int, quiet: bool) -> AbstractContextManager[Callable[[Any], None]]:
-    """The progress bar, or nothing to show (and no Rich to import) when the output is JSON."""
-    if quiet:
-        return nullcontext(lambda _: None)
-    from assay.cli.render import progress
-
-    return progress(total)
 
 
 def _refuse_with_resume(task: list[str] | None, split: list[str] | None, repeats: int | None):

@@ -1,0 +1,129 @@
+"""How `assay run` starts its task runs: a fresh benchmark run of the chosen tasks, or a recorded
+run resumed where it stopped."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from assay.cli.execution import Execution
+from assay.errors import UsageError
+
+if TYPE_CHECKING:
+    from assay.runs.benchmark import Benchmark
+    from assay.runs.run import BenchmarkOutcome
+    from assay.runs.store import Store
+    from assay.spec.verifier_choice import VerifierChoice
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What a fresh run runs: tasks, splits, repeats, scored mode, withdrawn tasks or not, and how
+    its container-format tasks are verified."""
+
+    tasks: Sequence[str]
+    splits: Sequence[str]
+    repeats: int
+    scored: bool
+    include_withdrawn: bool
+    verifier_mode: VerifierChoice = "task"
+
+
+def _opened(world: Path, execution: Execution, verifier_mode: VerifierChoice) -> Benchmark:
+    """The benchmark of `world`; for container-format tasks, first each guarantee this machine
+    cannot give their sandboxes, one line each on stderr."""
+    from assay.runs import open_benchmark
+
+    benchmark = open_benchmark(world, world_db=execution.world_db, verifier_mode=verifier_mode)
+    if benchmark.world.sandbox is not None:
+        from assay.cli.render import print_sandbox_gaps
+
+        print_sandbox_gaps()
+    return benchmark
+
+
+def fresh(
+    records: Store, world: Path, agent: str, choice: Choice, execution: Execution, quiet: bool
+) -> BenchmarkOutcome:
+    from assay.runs import prepare
+    from assay.runs.plan import DEFAULT_SPLITS
+    from assay.runs.record import record_run
+    from assay.runs.run import always_scored
+    from assay.trust.withdrawn import changed_chosen, withdrawn_chosen
+
+    benchmark = _opened(world, execution, choice.verifier_mode)
+    splits = choice.splits or DEFAULT_SPLITS
+    left_out = (
+        []
+        if choice.include_withdrawn
+        else withdrawn_chosen(benchmark.world, choice.tasks, splits, records)
+    )
+    leave_out = {state.task_id for state in left_out}
+    planned = prepare(benchmark, agent, choice.tasks, splits, choice.repeats, leave_out=leave_out)
+    changed = changed_chosen(benchmark.world, choice.tasks, splits, records)
+    if left_out or changed:
+        from assay.cli.render import print_changed, print_left_out
+
+        print_left_out(left_out)
+        print_changed(changed)
+    scored = choice.scored or always_scored(benchmark, planned)
+    with _progress(len(planned), quiet) as advance:
+        return record_run(
+            records,
+            benchmark,
+            agent,
+            planned,
+            repeats=choice.repeats,
+            scored=scored,
+            executor=execution.executor(len(planned)),
+            on_result=advance,
+            results=False,  # read back a page at a time to print
+        )
+
+
+def resumed(
+    records: Store,
+    run_id: str,
+    world: Path | None,
+    agent: str | None,
+    execution: Execution,
+    quiet: bool,
+    verifier_mode: VerifierChoice | None = None,
+) -> BenchmarkOutcome:
+    from assay.runs.record import continue_run, resume_plan
+
+    record = records.benchmark_run(run_id, parameter="--resume")
+    if agent is not None and agent != record.agent:
+        raise UsageError(f"--agent: run {record.id} was run by {record.agent!r}, not {agent!r}")
+    if verifier_mode is not None and verifier_mode != record.verifier_mode:
+        raise UsageError(
+            f"--verifier-mode: run {record.id} verifies with {record.verifier_mode}, "
+            f"not {verifier_mode}; a resumed run keeps its own"
+        )
+    root = world if world is not None else Path(record.world_path)
+    benchmark = _opened(root, execution, record.verifier_mode)
+    planned = resume_plan(records, benchmark, record)
+    executor = execution.executor(len(planned))
+    with _progress(len(planned), quiet) as advance:
+        return continue_run(
+            records,
+            benchmark,
+            record.id,
+            record.agent,
+            planned,
+            executor,
+            on_result=advance,
+            results=False,
+        )
+
+
+def _progress(total: int, quiet: bool) -> AbstractContextManager[Callable[[Any], None]]:
+    """The progress bar, or nothing to show (and no Rich to import) when the output is JSON."""
+    if quiet:
+        return nullcontext(lambda _: None)
+    from assay.cli.render import progress
+
+    return progress(total)
