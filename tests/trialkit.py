@@ -51,3 +51,17 @@ def stand_in(monkeypatch: pytest.MonkeyPatch, verified: Mapping[str, VerifierRun
     monkeypatch.setattr(
         SandboxTasks, "trial", lambda self, task_id: StandInTrial(verified[task_id])
     )
+
+
+def note_verifier_modes(monkeypatch: pytest.MonkeyPatch, logs: Path) -> list[str]:
+    """Stand-in trials, reward 1, each noting the verifier mode of the task it is made for (no
+    sandbox is started); the list they note into."""
+    seen: list[str] = []
+    verified = logs_with(logs, reward_txt="1")
+
+    def trial(self: SandboxTasks, task_id: str) -> StandInTrial:
+        seen.append(self.tasks[task_id].config.verifier_mode())
+        return StandInTrial(VerifierRun(logs=verified, problem=None))
+
+    monkeypatch.setattr(SandboxTasks, "trial", trial)
+    return seen

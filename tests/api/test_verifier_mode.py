@@ -7,11 +7,8 @@ from pathlib import Path
 import pytest
 from apikit import OPERATOR, bearer, world_api
 from sandboxkit import make_task
-from trialkit import StandInTrial, logs_with
+from trialkit import note_verifier_modes
 from worldkit import SHOP
-
-from assay.world.sandbox.dataset import SandboxTasks
-from assay.world.sandbox.verification import VerifierRun
 
 
 @pytest.fixture
@@ -20,14 +17,7 @@ def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     verifier mode of the task they are made for."""
     tasks = tmp_path / "tasks"
     make_task(tasks, "shared-task", test_sh="exit 0\n", solve_sh=":\n")
-    seen: list[str] = []
-    logs = logs_with(tmp_path / "logs", reward_txt="1")
-
-    def trial(self: SandboxTasks, task_id: str) -> StandInTrial:
-        seen.append(self.tasks[task_id].config.verifier_mode())
-        return StandInTrial(VerifierRun(logs=logs, problem=None))
-
-    monkeypatch.setattr(SandboxTasks, "trial", trial)
+    seen = note_verifier_modes(monkeypatch, tmp_path / "logs")
     with world_api(tasks, tmp_path / "api.db") as api:
         yield api, seen
 

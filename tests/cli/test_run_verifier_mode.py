@@ -9,14 +9,12 @@ from pathlib import Path
 
 import pytest
 from sandboxkit import make_task
-from trialkit import StandInTrial, logs_with
+from trialkit import note_verifier_modes
 from worldkit import SHOP
 
 from assay.runs import open_benchmark
 from assay.runs.plan import PlannedRun
 from assay.runs.pool import ProcessExecutor
-from assay.world.sandbox.dataset import SandboxTasks
-from assay.world.sandbox.verification import VerifierRun
 
 
 @pytest.fixture
@@ -29,15 +27,7 @@ def tasks(tmp_path: Path) -> Path:
 @pytest.fixture
 def modes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The verifier mode of the task each task run's trial is made for (no sandbox is started)."""
-    seen: list[str] = []
-    logs = logs_with(tmp_path / "logs", reward_txt="1")
-
-    def trial(self: SandboxTasks, task_id: str) -> StandInTrial:
-        seen.append(self.tasks[task_id].config.verifier_mode())
-        return StandInTrial(VerifierRun(logs=logs, problem=None))
-
-    monkeypatch.setattr(SandboxTasks, "trial", trial)
-    return seen
+    return note_verifier_modes(monkeypatch, tmp_path / "logs")
 
 
 @pytest.mark.parametrize(
