@@ -93,6 +93,9 @@ class BuildPlan:
     workdir: str | None
     user: str | None
     notes: list[str]
+    # What the build could not do that the image would have (a COPY --from of an image assay
+    # cannot map, say): a task run over it is INDETERMINATE, never scored.
+    incomplete: list[str] = field(default_factory=list)
 
 
 def plan_build(dockerfile: Path, context: Path) -> BuildPlan:
