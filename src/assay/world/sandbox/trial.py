@@ -75,9 +75,16 @@ class Trial:
             self.plan = self._plan()
         except SpecError as error:
             return f"environment_build_failed: {error}"
-        self.env = {**(self.plan.env if self.plan else {}), **env}
+        compose = self.task.compose_main  # a compose file that restates the main service
+        compose_env = compose.env if compose else {}
+        self.env = {**(self.plan.env if self.plan else {}), **compose_env, **env}
         self.verifier_env = {**self.env, **judge}
-        self.workdir = self.config.environment.workdir or (self.plan and self.plan.workdir) or "/"
+        self.workdir = (
+            self.config.environment.workdir
+            or (compose and compose.workdir)
+            or (self.plan and self.plan.workdir)
+            or "/"
+        )
         return None
 
     def _plan(self) -> BuildPlan | None:
