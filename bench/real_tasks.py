@@ -39,6 +39,7 @@ NOT_HERE = re.compile(
     r"|unsupported_base_image:"
     r"|missing_env:"
     r"|unreachable:"
+    r"|no_solution"  # a dataset published without reference solutions: the oracle has nothing to run
 )
 PASSED = ("verified", "all_metrics_1")
 CONVERT = """
@@ -123,6 +124,8 @@ def _converted(tasks: list[Path], converted: Path, converter: str) -> list[Path]
 
 
 def _run(task: Path, agent: str, store: str) -> dict[str, object]:
+    if agent == "reference" and not _has_solution(task):
+        return _row(task, agent, time.perf_counter(), outcome="no_solution", reason="no_solution")
     command = [sys.executable, "-m", "assay", "run", str(task), "--agent", agent, "--json"]
     command += ["--store", store]
     started = time.perf_counter()
@@ -160,6 +163,11 @@ def _run(task: Path, agent: str, store: str) -> dict[str, object]:
         last_line=stdout_tail[-1][:200] if stdout_tail else "",
         duration_s=run.get("duration_s"),
     )
+
+
+def _has_solution(task: Path) -> bool:
+    """Whether the oracle has anything to run: solution/solve.sh, or one per step."""
+    return (task / "solution" / "solve.sh").is_file() or any(task.glob("steps/*/solution/solve.sh"))
 
 
 def _row(task: Path, agent: str, started: float, **fields: object) -> dict[str, object]:
