@@ -12,10 +12,11 @@ from assay.errors import SpecError
 from assay.world.sandbox.artifacts import collect_artifacts, restore_artifacts
 from assay.world.sandbox.box import Sandbox, SandboxError
 from assay.world.sandbox.build import BuildFailed, cached_layer
-from assay.world.sandbox.dockerfile import build_key, plan_build
-from assay.world.sandbox.hostfiles import contains
+from assay.world.sandbox.dockerfile import build_key
+from assay.world.sandbox.hostfiles import contains, line_starting
 from assay.world.sandbox.layout import Home
 from assay.world.sandbox.output import tail
+from assay.world.sandbox.trial_files import AGENT_LOGS
 
 if TYPE_CHECKING:
     from assay.world.sandbox.trial import Trial
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 PRE_ARTIFACTS_TIMEOUT_S = 120.0
 PRIVATE = "/run/assay"  # a tmpfs of the sandbox's own, outside the agent's working tree
 SHIM_MARK = b"[assay-compat]"  # what the uvx/uv shim writes to stderr each time it runs
+# What assay's tools in the sandbox (uv, uvx) print, at a line's start, when they refuse a request.
+TOOLING_REFUSED = "[assay-tooling] refused:"
 TEST_COMMAND = "(/tests/test.sh) > /logs/verifier/test-stdout.txt 2>&1"
 
 
@@ -55,6 +58,8 @@ def verify(trial: Trial) -> VerifierRun:
         _collect_hooks(trial, box, run)
         run.artifacts = collect_artifacts(box, trial.config.artifacts, trial.home / "artifacts")
         box.get("/logs/artifacts", trial.home / "artifacts" / "logs")
+        if trial.keep_logs:  # before the agent's sandbox stops: its layer may go with it
+            box.get("/logs/agent", trial.home / AGENT_LOGS)
         # Nothing the agent started survives into the verifier: its sandbox stops here, and the
         # verifier gets a new one (over the same writable layer in shared mode).
         separate = trial.config.verifier_mode() == "separate"
@@ -113,9 +118,9 @@ def _verifier_box(trial: Trial, run: VerifierRun) -> Sandbox | None:
     layer = trial.layer
     tests_dockerfile = trial.task.tests_dockerfile
     workdir = trial.workdir
-    if tests_dockerfile is not None:
+    plan = trial.verifier_plan  # planned before the agent ran
+    if tests_dockerfile is not None and plan is not None:
         try:
-            plan = plan_build(tests_dockerfile, trial.task.tests_dir)
             key = build_key(tests_dockerfile, trial.task.tests_dir)
             layer = cached_layer(
                 plan, key, base=trial.base, timeout_s=trial.config.environment.build_timeout_sec
@@ -163,3 +168,7 @@ def _run_tests(trial: Trial, box: Sandbox, run: VerifierRun) -> None:
         run.notes.append("uvx_shim")
     if result.timed_out:
         run.problem = "verifier timeout"
+    elif refused := line_starting(verifier_logs / "test-stdout.txt", TOOLING_REFUSED.encode()):
+        # assay's own tool could not do what the test asked: whatever reward followed is no score
+        why = refused[len(TOOLING_REFUSED) :].strip() or "no reason given"
+        run.problem = f"verifier_tooling_unsupported: {why}"
