@@ -312,3 +312,12 @@ def test_the_cache_key_ignores_what_dockerignore_leaves_out(tmp_path: Path) -> N
     assert build_key(context / "Dockerfile", context) == before
     (context / "logs" / "keep.log").write_text("changed")
     assert build_key(context / "Dockerfile", context) != before
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["COPY <<A <<B /etc/one\na\nA\nb\nB", "COPY --from=build /a /b /c", "COPY a.txt <<A /x\na\nA"],
+)
+def test_several_sources_of_any_kind_need_a_directory(tmp_path: Path, line: str) -> None:
+    with pytest.raises(SpecError, match="of several sources needs a destination ending in '/'"):
+        plan(tmp_path, f"FROM x AS build\nFROM y\n{line}\n", {"a.txt": "a"})

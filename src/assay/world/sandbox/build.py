@@ -19,7 +19,7 @@ from assay.world.sandbox.dockerfile import BuildPlan
 from assay.world.sandbox.host import sandbox_root
 from assay.world.snapshot import cache_dir
 
-__all__ = ["BaseFor", "BuildFailed", "cached_layer", "layers_dir", "run_steps"]
+__all__ = ["BaseFor", "BuildFailed", "cached_layer", "layers_dir"]
 
 DONE = ".done"
 BaseFor = Callable[[str | None], Path]  # the base root a stage's FROM image is built over

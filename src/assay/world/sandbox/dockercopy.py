@@ -70,6 +70,9 @@ def plan_copy(planner: StagePlanner, instruction: Instruction) -> None:
     sources, destination = found[:-1], found[-1]
     target = absolute(destination, planner.workdir)
     into = names_a_directory(destination) or target in planner.known_dirs
+    if len(sources) > 1 and not into:
+        message = f"{instruction.keyword} of several sources needs a destination ending in '/'"
+        planner.refuse(instruction, f"{message}, not {destination!r}")
     copy = _Copy(instruction.keyword, instruction.line, sources, target, into, flags)
     if "from" in flags:
         _from(planner, copy, flags["from"])
