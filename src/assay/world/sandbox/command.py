@@ -14,7 +14,8 @@ ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 def environment(env: Mapping[str, str]) -> dict[str, str]:
     """The defaults (PATH, LANG, TERM, the interpreter assay's uvx stand-in runs), then `env` over
-    them; HOME is the user's unless `env` sets it (the keeper fills it in)."""
+    them; HOME is the user's unless `env` sets it (the keeper fills it in). A PATH of the image's
+    keeps the stand-ins last on it, so a real uv the image has is found first."""
     values = {
         "PATH": DEFAULT_PATH,
         "LANG": "C.UTF-8",
@@ -25,4 +26,6 @@ def environment(env: Mapping[str, str]) -> dict[str, str]:
         if not ENV_NAME.fullmatch(name):
             raise ValueError(f"not an environment variable name: {name!r}")
         values[name] = value
+    if COMPAT_MOUNT not in values["PATH"].split(":"):
+        values["PATH"] = f"{values['PATH']}:{COMPAT_MOUNT}" if values["PATH"] else COMPAT_MOUNT
     return values

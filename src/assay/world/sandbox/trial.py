@@ -16,6 +16,7 @@ from assay.world.sandbox.box import Options, Sandbox, SandboxError, release_laye
 from assay.world.sandbox.build import BuildFailed, cached_layer
 from assay.world.sandbox.confine import ConfinementFailed, Limits, default_base
 from assay.world.sandbox.dockerfile import BuildPlan, build_key, plan_build
+from assay.world.sandbox.entrypoint import start_entrypoint
 from assay.world.sandbox.host import sandbox_available, sandbox_root
 from assay.world.sandbox.output import exec_output
 from assay.world.sandbox.verification import VerifierRun, verify
@@ -153,6 +154,7 @@ class Trial:
             self.home / "agent", base=self.base, layers=self.layers, options=self.options("agent")
         )
         self.notes.extend(note for note in self.box.notes if note not in self.notes)
+        self.notes += start_entrypoint(self.box, self.plan, self.env)
         if self.task.dockerfile is None:
             self._upload_environment()
         self._make_solution_dir()

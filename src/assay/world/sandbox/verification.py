@@ -13,6 +13,7 @@ from assay.world.sandbox.artifacts import collect_artifacts, restore_artifacts
 from assay.world.sandbox.box import Sandbox, SandboxError
 from assay.world.sandbox.build import BuildFailed, cached_layer
 from assay.world.sandbox.dockerfile import build_key
+from assay.world.sandbox.entrypoint import start_entrypoint
 from assay.world.sandbox.hostfiles import contains, line_starting
 from assay.world.sandbox.layout import Home
 from assay.world.sandbox.output import tail
@@ -64,7 +65,7 @@ def verify(trial: Trial) -> VerifierRun:
         # verifier gets a new one (over the same writable layer in shared mode).
         separate = trial.config.verifier_mode() == "separate"
         box.stop(keep_layer=not separate)
-        box = _verifier_box(trial, run) if separate else _shared_box(trial)
+        box = _verifier_box(trial, run) if separate else _shared_box(trial, run)
         if box is None:
             return run
         _run_tests(trial, box, run)
@@ -101,15 +102,18 @@ def _collect_hooks(trial: Trial, box: Sandbox, run: VerifierRun) -> None:
             run.notes.append(f"collect_failed:{index}:{result.exit_code}")
 
 
-def _shared_box(trial: Trial) -> Sandbox:
-    """A new sandbox over the agent's own writable layer, with the verifier's network."""
+def _shared_box(trial: Trial, run: VerifierRun) -> Sandbox:
+    """A new sandbox over the agent's own writable layer, with the verifier's network; the
+    image's ENTRYPOINT starts again in it, as the agent's processes are gone."""
     assert trial.home is not None and trial.base is not None
-    return Sandbox.start(
+    box = Sandbox.start(
         trial.home / "agent",
         base=trial.base,
         layers=trial.layers,
         options=trial.options("verifier", verifier=True, fresh_layer=False),
     )
+    run.notes += start_entrypoint(box, trial.plan, trial.env)
+    return box
 
 
 def _verifier_box(trial: Trial, run: VerifierRun) -> Sandbox | None:
@@ -118,6 +122,7 @@ def _verifier_box(trial: Trial, run: VerifierRun) -> Sandbox | None:
     layer = trial.layer
     tests_dockerfile = trial.task.tests_dockerfile
     workdir = trial.workdir
+    image = trial.plan
     plan = trial.verifier_plan  # planned before the agent ran
     if tests_dockerfile is not None and plan is not None:
         try:
@@ -129,6 +134,7 @@ def _verifier_box(trial: Trial, run: VerifierRun) -> Sandbox | None:
             run.problem = f"verifier_build_failed: {failed}"
             return None
         workdir = plan.workdir or workdir
+        image = plan
     chosen = trial.config.verifier_environment()
     if chosen.workdir:
         workdir = chosen.workdir
@@ -138,6 +144,7 @@ def _verifier_box(trial: Trial, run: VerifierRun) -> Sandbox | None:
         layers=[layer] if layer else [],
         options=trial.options("verifier", workdir=workdir, verifier=True),
     )
+    run.notes += start_entrypoint(box, image, trial.env)
     restore_artifacts(box, trial.home / "artifacts")
     return box
 

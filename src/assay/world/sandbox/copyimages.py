@@ -1,0 +1,60 @@
+"""Images a `COPY --from=<image>` may name although no registry is reached: each of their paths that
+Dockerfiles copy, and the file of assay's own that stands for it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+
+def _uv() -> Path | None:
+    try:
+        import uv  # the uv package from PyPI, of assay's sandbox extra
+    except ImportError:
+        return None
+    try:
+        return Path(uv.find_uv_bin())
+    except FileNotFoundError:
+        return None
+
+
+def _uvx() -> Path | None:
+    found = _uv()
+    return None if found is None else found.with_name("uvx")
+
+
+# (image name without tag or digest, path in the image → where assay finds that file)
+IMAGES: list[tuple[re.Pattern[str], dict[str, Callable[[], Path | None]]]] = [
+    (
+        re.compile(r"(ghcr\.io/)?astral-sh/uv"),
+        {
+            "/uv": _uv,
+            "/uvx": _uvx,
+            "/usr/local/bin/uv": _uv,
+            "/usr/local/bin/uvx": _uvx,
+            "/bin/uv": _uv,
+            "/bin/uvx": _uvx,
+        },
+    ),
+]
+
+
+def files(image: str, paths: list[str]) -> list[tuple[str, Path]] | None:
+    """(path in the image, host file) for every path, or None when the image is not one assay
+    stands in for, or one of the paths is not a file it has."""
+    name = re.sub(r"@.*$", "", image)
+    name = re.sub(r":[^/:]*$", "", name)
+    for pattern, table in IMAGES:
+        if pattern.fullmatch(name):
+            found = [(path, table[path]()) if path in table else (path, None) for path in paths]
+            if all(host is not None and host.is_file() for _, host in found):
+                return [(path, host) for path, host in found if host is not None]
+            return None
+    return None
+
+
+def identity(host: Path) -> str:
+    """What a built layer depends on of a host file: its path, size and modification time."""
+    info = host.stat()
+    return f"{host}:{info.st_size}:{info.st_mtime_ns}"
