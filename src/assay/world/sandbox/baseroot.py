@@ -6,6 +6,7 @@ import fcntl
 import hashlib
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -26,27 +27,64 @@ from assay.world.snapshot import cache_dir
 FORMAT = 1
 TIMEOUT = 900
 DEFAULT_SUITE = "bookworm"
-DEFAULT_PACKAGES: tuple[str, ...] = (
+# Every root has these: most published test scripts and solutions call python3 without installing it.
+COMMON: tuple[str, ...] = (
     "ca-certificates",  # HTTPS for tests that download, and Python's ssl default verify paths
     "procps",  # ps, kill, pkill: test scripts and task services use them
-    "python3",  # most published test scripts and solutions call python3 without installing it
-    # Shared libraries the host interpreter and its lib-dynload modules load (ldd + dpkg -S); the
-    # interpreter itself is bind-mounted in, so these must be here. Some are in minbase already,
-    # named anyway so the list does not lean on what minbase happens to pull in.
-    "libssl3",  # _ssl, _hashlib: libssl.so.3, libcrypto.so.3
-    "libffi8",  # _ctypes
-    "libsqlite3-0",  # _sqlite3
-    "libncursesw6",  # _curses, _curses_panel: libncursesw.so.6, libpanelw.so.6
-    "libtinfo6",  # _curses, readline
-    "libreadline8",  # readline
-    "libnsl2",  # nis: libnsl.so.2, and through libtirpc3 the Kerberos libraries
-    "libexpat1",  # pyexpat
-    "libuuid1",  # _uuid
-    "libbz2-1.0",  # _bz2
-    "liblzma5",  # _lzma
-    "zlib1g",  # zlib, binascii
-    "libcrypt1",  # _crypt
+    "python3",
 )
+# Shared libraries the host interpreter and its lib-dynload modules load (ldd + dpkg -S), by the
+# names each suite gives them (bullseye's older sonames, trixie's 64-bit time_t "t64" renames); the
+# interpreter itself is bind-mounted in, so these must be here. Some are in minbase already, named
+# anyway so the list does not lean on what minbase happens to pull in.
+LIBRARIES: dict[str, tuple[str, ...]] = {
+    "bookworm": (
+        "libssl3",  # _ssl, _hashlib: libssl.so.3, libcrypto.so.3
+        "libffi8",  # _ctypes
+        "libsqlite3-0",  # _sqlite3
+        "libncursesw6",  # _curses, _curses_panel: libncursesw.so.6, libpanelw.so.6
+        "libtinfo6",  # _curses, readline
+        "libreadline8",  # readline
+        "libnsl2",  # nis: libnsl.so.2, and through libtirpc3 the Kerberos libraries
+        "libexpat1",  # pyexpat
+        "libuuid1",  # _uuid
+        "libbz2-1.0",  # _bz2
+        "liblzma5",  # _lzma
+        "zlib1g",  # zlib, binascii
+        "libcrypt1",  # _crypt
+    ),
+}
+# bullseye has OpenSSL 1.1 and libffi 7 only: an interpreter built against libssl.so.3 cannot load
+# _ssl there (nor run at all when it needs glibc 2.34; bullseye has 2.31).
+LIBRARIES["bullseye"] = tuple(
+    {"libssl3": "libssl1.1", "libffi8": "libffi7"}.get(name, name) for name in LIBRARIES["bookworm"]
+)
+LIBRARIES["trixie"] = tuple(
+    {"libssl3": "libssl3t64", "libreadline8": "libreadline8t64"}.get(name, name)
+    for name in LIBRARIES["bookworm"]
+)
+DEFAULT_PACKAGES: tuple[str, ...] = COMMON + LIBRARIES[DEFAULT_SUITE]
+# A root "like the official Python image": `python` and `venv` from Debian, and pip installed with
+# pip (from Debian's own wheel, offline) into /usr/local as the image has it, so that pip may
+# install as root and upgrade itself. Debian's PEP 668 marker is never unpacked, so a later
+# apt-get upgrade does not bring it back.
+PYTHON_PACKAGES: tuple[str, ...] = ("python3-venv", "python-is-python3")
+PYTHON_DPKG = ("--dpkgopt=path-exclude=/usr/lib/python3*/EXTERNALLY-MANAGED",)
+PYTHON_SETUP = """\
+set -e
+cd /usr/share/python-wheels
+pip=$(ls pip-*.whl)
+wheels=$pip
+# Before 3.12 the official image came with setuptools and wheel too.
+if python3 -c 'import sys; sys.exit(sys.version_info >= (3, 12))'; then
+    wheels="$wheels $(ls setuptools-*.whl wheel-*.whl 2>/dev/null || true)"
+fi
+# Every wheel on the path: bullseye's pip wheel needs those of its dependencies.
+PYTHONPATH=$(ls "$PWD"/*.whl | paste -sd:) python3 -m pip install --no-index --no-cache-dir \\
+    --disable-pip-version-check --no-warn-script-location $wheels
+"""
+# The official image's interpreter is /usr/local/bin/python (pip puts its own commands there).
+PYTHON_LINKS = ("python", "python3")
 # Host extension modules no task imports: _tkinter alone would pull in Tk, Tcl and X11.
 UNUSED_MODULES = ("_tkinter",)
 # Docs, manuals and translations are of no use to a grader; dpkg keeps skipping them for later
@@ -59,6 +97,8 @@ SLIM = (
     "--dpkgopt=path-exclude=/usr/share/locale/*",
     "--dpkgopt=path-include=/usr/share/locale/locale.alias",
 )
+CLEAN_PATH = "PATH=/usr/sbin:/usr/bin:/sbin:/bin"  # hooks run in the root, not in the host's env
+LOCAL_AUTHORITIES = Path("/usr/local/share/ca-certificates")
 MOUNTPOINTS = ("logs", "opt/assay/bin", "run")
 SUITE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 PACKAGE_NAME = re.compile(r"[a-z0-9][a-z0-9+.-]*(:[a-z0-9-]+)?")
@@ -74,14 +114,28 @@ def roots_dir() -> Path:
     return (Path(configured) if configured else cache_dir() / "roots").expanduser().resolve()
 
 
-def base_root(suite: str = DEFAULT_SUITE, packages: Sequence[str] = DEFAULT_PACKAGES) -> Path:
-    """The root filesystem for (suite, packages), built now unless cached; BaseRootFailed if mmdebstrap fails or is missing."""
-    wanted = sorted(set(packages))
+def root_packages(suite: str, extra: Sequence[str] = ()) -> list[str]:
+    """Every root's packages for `suite` (the common ones, the libraries assay's interpreter loads
+    by that suite's names), then `extra`."""
+    return [*COMMON, *LIBRARIES.get(suite, ()), *extra]
+
+
+def base_root(
+    suite: str = DEFAULT_SUITE, packages: Sequence[str] = DEFAULT_PACKAGES, *, python: bool = False
+) -> Path:
+    """The root filesystem for (suite, packages, python), built now unless cached; BaseRootFailed
+    if mmdebstrap fails or is missing.
+
+    python: set the root up like the official Python image (PYTHON_PACKAGES, no PEP 668 marker,
+    the commands in /usr/local/bin).
+    """
+    wanted = sorted(set(packages) | (set(PYTHON_PACKAGES) if python else set()))
     _check_names(suite, wanted)
     ids = sandbox_ids()
     directory = roots_dir()
     directory.mkdir(parents=True, exist_ok=True)
-    name = f"{suite}-{_key(suite, wanted, ids)}"
+    kind = f"{suite}-python" if python else suite
+    name = f"{kind}-{_key(suite, wanted, ids, python)}"
     root, marker = directory / name, directory / f"{name}.done"
     if marker.exists():
         return root
@@ -89,9 +143,9 @@ def base_root(suite: str = DEFAULT_SUITE, packages: Sequence[str] = DEFAULT_PACK
         if marker.exists():  # another process built it while this one waited
             return root
         _clear(directory, name)
-        _build(suite, wanted, ids, directory / name)
+        _build(suite, wanted, ids, directory / name, python)
         partial = directory / f"{name}.done.partial"
-        partial.write_text(f"{suite}\n{' '.join(wanted)}\n")
+        partial.write_text(f"{suite}\n{' '.join(wanted)}\n{'python' if python else ''}\n")
         os.replace(partial, marker)
     return root
 
@@ -104,10 +158,21 @@ def _check_names(suite: str, packages: list[str]) -> None:
             raise BaseRootFailed(f"{package!r} is not a Debian package name")
 
 
-def _key(suite: str, packages: list[str], ids: IdMap) -> str:
-    # The ids are in the key because a root's owners are shifted by them.
-    text = "\0".join([str(FORMAT), suite, str(ids.uid_base), str(ids.gid_base), *packages])
+def _key(suite: str, packages: list[str], ids: IdMap, python: bool) -> str:
+    # The ids are in the key because a root's owners are shifted by them; what is added after the
+    # packages is added only when there is some, so a plain root keeps the key it always had.
+    setup = ["python-like", PYTHON_SETUP] if python else []
+    authorities = [hashlib.sha256(path.read_bytes()).hexdigest() for path in local_authorities()]
+    fields = [str(FORMAT), suite, str(ids.uid_base), str(ids.gid_base), *packages, *setup]
+    text = "\0".join(fields + authorities)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def local_authorities() -> list[Path]:
+    """The certificate authorities the host's administrator added (update-ca-certificates reads
+    them from LOCAL_AUTHORITIES): trusted in every root too, so that behind a TLS-inspecting proxy
+    a sandbox reaches what the host reaches."""
+    return sorted(path for path in LOCAL_AUTHORITIES.rglob("*.crt") if path.is_file())
 
 
 @contextmanager
@@ -137,24 +202,38 @@ def _clear(directory: Path, name: str) -> None:
             shutil.rmtree(leftover)
 
 
-def _build(suite: str, packages: list[str], ids: IdMap, root: Path) -> None:
+def _build(suite: str, packages: list[str], ids: IdMap, root: Path, python: bool) -> None:
     scratch = Path(tempfile.mkdtemp(prefix=f".{root.name}-", dir=root.parent))
     try:
         tree = scratch / "root"
         tree.mkdir()
         log = scratch / "mmdebstrap.log"
-        _bootstrap(suite, packages, ids, tree, log)
-        _settle(tree, ids)
+        _bootstrap(suite, packages, ids, tree, log, python)
+        _settle(tree, ids, python)
         os.rename(tree, root)
         os.replace(log, root.with_name(f"{root.name}.log"))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _bootstrap(suite: str, packages: list[str], ids: IdMap, tree: Path, log: Path) -> None:
+def _bootstrap(
+    suite: str, packages: list[str], ids: IdMap, tree: Path, log: Path, python: bool
+) -> None:
     """Run mmdebstrap and extract the tarball it writes to stdout into tree, owners shifted."""
     command = ["mmdebstrap", "--variant=minbase", "--mode=root", *SLIM]
+    if python:
+        setup = shlex.quote(PYTHON_SETUP)
+        command += [*PYTHON_DPKG, f'--customize-hook=chroot "$1" env -i {CLEAN_PATH} sh -c {setup}']
     command += [f"--include={','.join(packages)}"] if packages else []
+    authorities = local_authorities()
+    if authorities:
+        command += [
+            '--customize-hook=mkdir -p "$1/usr/local/share/ca-certificates/host"',
+            "--customize-hook=copy-in "
+            + " ".join(shlex.quote(str(path)) for path in authorities)
+            + " /usr/local/share/ca-certificates/host",
+            f'--customize-hook=chroot "$1" env -i {CLEAN_PATH} update-ca-certificates --fresh',
+        ]
     command += ["--format=tar", suite, "-"]
     with log.open("wb") as errors:
         try:
@@ -243,7 +322,7 @@ def _reason(log: Path) -> str:
     return (errors[:1] or meaningful[-1:] or ["it wrote nothing"])[0]
 
 
-def _settle(tree: Path, ids: IdMap) -> None:
+def _settle(tree: Path, ids: IdMap, python: bool) -> None:
     """Make the files a sandbox needs as it needs them, owned by shifted root."""
     owner = (ids.host_uid(0), ids.host_gid(0))
     # mmdebstrap copies in the host's resolv.conf and hostname; the sandbox gets its own.
@@ -263,6 +342,20 @@ def _settle(tree: Path, ids: IdMap) -> None:
         _own(tree / name, owner, 0o755)
     (tree / "tmp").mkdir(exist_ok=True)
     _own(tree / "tmp", owner, 0o1777)
+    if python:
+        _link_python(tree, owner)
+
+
+def _link_python(tree: Path, owner: tuple[int, int]) -> None:
+    """/usr/local/bin/python and python3, where the official image has them, beside pip's own."""
+    local = tree / "usr" / "local" / "bin"
+    if not (local / "pip").exists() or not (tree / "usr" / "bin" / "python3").exists():
+        raise BaseRootFailed("the Python set-up left no /usr/local/bin/pip or /usr/bin/python3")
+    for name in PYTHON_LINKS:
+        link = local / name
+        link.unlink(missing_ok=True)
+        link.symlink_to("/usr/bin/python3")
+        os.lchown(link, *owner)
 
 
 def _own(path: Path, owner: tuple[int, int], mode: int) -> None:

@@ -14,11 +14,12 @@ from pathlib import Path
 
 from assay.errors import SpecError, UsageError
 from assay.spec.checks import ScriptCheck
-from assay.spec.sandbox import SandboxTask, read_sandbox_task, task_dirs
+from assay.spec.sandbox import SandboxTask, is_task_dir, read_sandbox_task, task_dirs
 from assay.spec.task import Customer, Solution, Step, TaskSpec
 from assay.spec.verifier_choice import VerifierChoice, with_verifier_choice
 from assay.spec.world import DatabaseSpec, RoleSpec, WorldSpec
 from assay.world.live import World
+from assay.world.sandbox.imagemap import NO_USER, UserImages, load_user_images
 from assay.world.sandbox.tools import EXEC, MAX_EXEC_TIMEOUT_S
 from assay.world.sandbox.trial import Trial
 
@@ -38,9 +39,10 @@ class SandboxTasks:
     tasks: dict[str, SandboxTask]
     notes: list[str] = field(default_factory=list)
     keep: Path | None = None  # where each task run's trial folder is kept (--keep-artifacts)
+    images: UserImages = NO_USER  # the images.toml mappings its task runs use
 
     def trial(self, task_id: str) -> Trial:
-        return Trial(self.tasks[task_id], keep_logs=self.keep is not None)
+        return Trial(self.tasks[task_id], self.images, keep_logs=self.keep is not None)
 
 
 def load_sandbox_world(
@@ -81,7 +83,8 @@ def load_sandbox_world(
         tasks,
         {task_id: task.root / "task.toml" for task_id, task in found.items()},
     )
-    world.sandbox = SandboxTasks(path, found)
+    task_set = path.parent if is_task_dir(path) else path
+    world.sandbox = SandboxTasks(path, found, images=load_user_images(task_set))
     world.verifier_mode = verifier_mode
     return world, rejected
 

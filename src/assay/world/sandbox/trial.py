@@ -14,10 +14,18 @@ from assay.errors import EnvironmentFailure, SpecError
 from assay.spec.sandbox import SandboxTask, resolve_templates
 from assay.world.sandbox.box import Options, Sandbox, SandboxError, release_layer
 from assay.world.sandbox.build import BuildFailed, cached_layer
-from assay.world.sandbox.confine import ConfinementFailed, Limits, default_base
+from assay.world.sandbox.confine import Limits
 from assay.world.sandbox.dockerfile import BuildPlan, build_key, plan_build
 from assay.world.sandbox.entrypoint import start_entrypoint
 from assay.world.sandbox.host import sandbox_available, sandbox_root
+from assay.world.sandbox.imagemap import (
+    BASE_FAILURES,
+    NO_USER,
+    UserImages,
+    base_for,
+    build,
+    lookup,
+)
 from assay.world.sandbox.output import exec_output
 from assay.world.sandbox.verification import VerifierRun, verify
 
@@ -28,10 +36,12 @@ INCOMPLETE = "unsupported_instruction"  # the reason's first word when a plan is
 class Trial:
     """The sandbox phases of one task run; every sandbox is gone once `close` returns."""
 
-    def __init__(self, task: SandboxTask, *, keep_logs: bool = False):
+    def __init__(self, task: SandboxTask, images: UserImages = NO_USER, *, keep_logs: bool = False):
         self.task = task
         self.keep_logs = keep_logs  # copy /logs/agent out too, for a trial folder kept on disk
         self.config = task.config
+        self.images = images  # the task set's and the user's images.toml
+        self.image = lookup(None)  # what stands for the image the task names
         self.base: Path | None = None
         self.agent_acted = False  # set at the agent's first command: a verifier failure is then its
         self.notes: list[str] = []
@@ -87,9 +97,14 @@ class Trial:
         incomplete += unbuilt(self.verifier_plan, "tests/Dockerfile")
         if incomplete:  # a score over an image built in part is no score: refused before the agent
             return f"{INCOMPLETE}: {'; '.join(incomplete)}"
+        unlike = [self.image.problem, *(lookup(i, self.images).problem for i in self._images())]
+        if any(unlike):  # no root is like an image it is built from
+            return next(problem for problem in unlike if problem)
         compose = self.task.compose_main  # a compose file that restates the main service
         compose_env = compose.env if compose else {}
-        self.env = {**(self.plan.env if self.plan else {}), **compose_env, **env}
+        # The image's own defaults (its PATH, say) under the Dockerfile's ENV, also without one.
+        plan_env = self.plan.env if self.plan else self.image.env
+        self.env = {**plan_env, **compose_env, **env}
         self.verifier_env = {**self.env, **judge}
         self.workdir = (
             self.config.environment.workdir
@@ -100,16 +115,34 @@ class Trial:
         return None
 
     def _plan(self) -> BuildPlan | None:
+        """The Dockerfile's plan, and the base for the image its last stage (or, without one,
+        `[environment] docker_image`) names."""
         dockerfile = self.task.dockerfile
-        if dockerfile is None:
-            if self.config.environment.docker_image:
-                self.notes.append(
-                    f"docker_image_substituted:{self.config.environment.docker_image}"
-                )
-            return None
-        plan = plan_build(dockerfile, self.task.environment_dir)
-        self.notes.extend(plan.notes)
+        plan = None
+        if dockerfile is not None:
+            plan = plan_build(dockerfile, self.task.environment_dir, base_env=self.env_for)
+        self.image = lookup(
+            plan.base_image if plan else self.config.environment.docker_image, self.images
+        )
+        self.notes.extend(self.image.notes)
+        if plan is not None:  # the table's note says what stands for the image, not the planner's
+            self.notes.extend(n for n in plan.notes if not n.startswith("base_image_substituted:"))
         return plan
+
+    def _images(self) -> list[str | None]:
+        """The other images the task's roots are built from: the stages copied from, and a
+        separate verifier's."""
+        plans = [plan for plan in (self.plan, self.verifier_plan) if plan is not None]
+        found = [self.verifier_plan.base_image] if self.verifier_plan else []
+        return found + [stage.base_image for plan in plans for stage in plan.stages.values()]
+
+    def root_for(self, image: str | None) -> Path:
+        """The root that stands for `image` by this task's mappings (a stage's, a verifier's)."""
+        return base_for(image, self.images)
+
+    def env_for(self, image: str) -> dict[str, str]:
+        """The default environment of `image` by this task's mappings."""
+        return dict(lookup(image, self.images).env)
 
     def _verifier_plan(self) -> BuildPlan | None:
         """tests/Dockerfile's plan, for a verifier in a fresh sandbox (planned before the agent
@@ -117,7 +150,7 @@ class Trial:
         dockerfile = self.task.tests_dockerfile
         if dockerfile is None or self.config.verifier_mode() != "separate":
             return None
-        return plan_build(dockerfile, self.task.tests_dir)  # type: ignore[arg-type]
+        return plan_build(dockerfile, self.task.tests_dir, base_env=self.env_for)  # type: ignore[arg-type]
 
     def options(self, phase: str, *, workdir: str | None = None, **more: object) -> Options:
         """How a sandbox of this task run starts for `phase`: its network, its limits."""
@@ -136,9 +169,9 @@ class Trial:
         self.home = Path(tempfile.mkdtemp(prefix=f"{self.task.id[:40]}-", dir=sandbox_root()))
         self.home.chmod(0o711)  # each sandbox's keeper, an unprivileged uid, walks into its home
         try:
-            self.base = default_base()
-        except ConfinementFailed as error:
-            return f"sandbox_failed: {error}"
+            self.base = build(self.image)
+        except BASE_FAILURES as error:
+            return f"sandbox_failed: base root: {error}"
         if self.plan is not None and self.plan.steps:
             key = build_key(self.task.dockerfile, self.task.environment_dir)  # type: ignore[arg-type]
             try:
@@ -147,9 +180,12 @@ class Trial:
                     key,
                     base=self.base,
                     timeout_s=self.config.environment.build_timeout_sec,
+                    base_for=self.root_for,
                 )
             except BuildFailed as failed:
                 return str(failed)
+            except BASE_FAILURES as error:
+                return f"sandbox_failed: base root: {error}"
         self.box = Sandbox.start(
             self.home / "agent", base=self.base, layers=self.layers, options=self.options("agent")
         )

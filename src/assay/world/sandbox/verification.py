@@ -15,6 +15,7 @@ from assay.world.sandbox.build import BuildFailed, cached_layer
 from assay.world.sandbox.dockerfile import build_key
 from assay.world.sandbox.entrypoint import start_entrypoint
 from assay.world.sandbox.hostfiles import contains, line_starting
+from assay.world.sandbox.imagemap import BASE_FAILURES
 from assay.world.sandbox.layout import Home
 from assay.world.sandbox.output import tail
 from assay.world.sandbox.trial_files import AGENT_LOGS
@@ -119,7 +120,7 @@ def _shared_box(trial: Trial, run: VerifierRun) -> Sandbox:
 def _verifier_box(trial: Trial, run: VerifierRun) -> Sandbox | None:
     """A fresh sandbox of the verifier's environment holding only the artifacts."""
     assert trial.home is not None and trial.base is not None
-    layer = trial.layer
+    base, layer = trial.base, trial.layer
     tests_dockerfile = trial.task.tests_dockerfile
     workdir = trial.workdir
     image = trial.plan
@@ -127,10 +128,15 @@ def _verifier_box(trial: Trial, run: VerifierRun) -> Sandbox | None:
     if tests_dockerfile is not None and plan is not None:
         try:
             key = build_key(tests_dockerfile, trial.task.tests_dir)
+            base = trial.root_for(plan.base_image)  # its own FROM, by the same table
             layer = cached_layer(
-                plan, key, base=trial.base, timeout_s=trial.config.environment.build_timeout_sec
+                plan,
+                key,
+                base=base,
+                timeout_s=trial.config.environment.build_timeout_sec,
+                base_for=trial.root_for,
             )
-        except (BuildFailed, SpecError, SandboxError, OSError) as failed:
+        except (BuildFailed, SpecError, SandboxError, OSError, *BASE_FAILURES) as failed:
             run.problem = f"verifier_build_failed: {failed}"
             return None
         workdir = plan.workdir or workdir
@@ -140,7 +146,7 @@ def _verifier_box(trial: Trial, run: VerifierRun) -> Sandbox | None:
         workdir = chosen.workdir
     box = Sandbox.start(
         trial.home / "verifier",
-        base=trial.base,
+        base=base,
         layers=[layer] if layer else [],
         options=trial.options("verifier", workdir=workdir, verifier=True),
     )
