@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, StrictBool, StringConstraints
 
 from assay.spec.files import parse_model, read_toml, shown
 
 # The Debian suites a root can be built from (deb.debian.org carries them).
-SUITE_NAMES = ("bullseye", "bookworm", "trixie")
+SuiteName = Literal["bullseye", "bookworm", "trixie"]
+SUITE_NAMES: tuple[str, ...] = get_args(SuiteName)
 IMAGES_FILE = "images.toml"
 
 Pattern = Annotated[str, StringConstraints(pattern=r"^\S+$")]  # fnmatch: *, ?, [...]
 PackageName = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9+.-]*(:[a-z0-9-]+)?$")]
 EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
-SuiteName = Annotated[str, StringConstraints(pattern="^(" + "|".join(SUITE_NAMES) + ")$")]
 
 
-class ImageMapping(BaseModel):
+class ImageMapping(BaseModel, defer_build=True):
     """What root stands for the images a pattern matches; every key is optional.
 
     like: start from what the built-in table gives this image (`python:3.11-slim`); without it,
@@ -36,7 +36,7 @@ class ImageMapping(BaseModel):
     env: dict[EnvName, str] = {}
 
 
-class ImagesFile(BaseModel):
+class ImagesFile(BaseModel, defer_build=True):
     """`[images."PATTERN"]` tables, in the order written: the first whose pattern matches wins."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)

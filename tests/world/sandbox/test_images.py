@@ -256,7 +256,7 @@ def test_no_file_leaves_the_table_as_it_is(tmp_path: Path, home: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "field", "message"),
     [
-        ('[images.alpine]\nsuite = "buster"\n', "images.alpine.suite", "should match"),
+        ('[images.alpine]\nsuite = "buster"\n', "images.alpine.suite", "'bookworm'"),
         ('[images.alpine]\npackages = ["jq,curl"]\n', "images.alpine.packages[0]", "match"),
         ('[images.alpine]\npackage = ["jq"]\n', "images.alpine.package", "unknown key"),
         ('[images.alpine]\nenv = { "A B" = "1" }\n', "images.alpine.env.A B.[key]", "match"),

@@ -1,0 +1,129 @@
+"""Roots of every suite the image table maps to, and the Python set-up: real builds where a stand-in
+cannot tell, and mmdebstrap's own resolver for every package name the table uses."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from rootkit import TEST_ROOTS, fake_mmdebstrap, needs_mmdebstrap, needs_root
+
+from assay.world.sandbox import baseroot, images
+from assay.world.sandbox.baseroot import (
+    PYTHON_PACKAGES,
+    BaseRootFailed,
+    base_root,
+    missing_libraries,
+    root_packages,
+)
+from assay.world.sandbox.imagemap import build, lookup
+from assay.world.sandbox.images import SUITES
+
+# Every package a rule of the table can add, so that a name one suite lacks fails here.
+TABLE_PACKAGES = sorted(
+    {*images.PYTHON_FULL, *images.PYTHON_SLIM, *images.TBENCH_TOOLS, "nodejs", "npm"}
+    | set(PYTHON_PACKAGES)
+)
+
+
+@pytest.fixture
+def test_roots(monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("ASSAY_ROOTS", str(TEST_ROOTS))
+    return TEST_ROOTS
+
+
+@pytest.fixture
+def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    bin_dir = fake_mmdebstrap(tmp_path)
+    runs = tmp_path / "runs"
+    runs.touch()
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("ASSAY_ROOTS", str(tmp_path / "roots"))
+    monkeypatch.setenv("FAKE_RUNS", str(runs))
+    monkeypatch.setattr(baseroot, "LOCAL_AUTHORITIES", tmp_path / "no-authorities")
+    return runs
+
+
+def test_each_suite_names_the_interpreters_libraries_its_own_way() -> None:
+    assert "libssl3t64" in root_packages("trixie") and "libssl3" not in root_packages("trixie")
+    assert {"libssl1.1", "libffi7"} <= set(root_packages("bullseye"))
+    assert root_packages("bookworm") == list(baseroot.DEFAULT_PACKAGES)
+    assert root_packages("bookworm", ["jq"])[-1] == "jq"
+
+
+@needs_root
+class TestStandIn:
+    def test_the_python_set_up_is_part_of_the_key_and_of_the_build(self, fake: Path) -> None:
+        with pytest.raises(BaseRootFailed, match="no /usr/local/bin/pip"):
+            base_root("fake", ["procps"], python=True)  # the stand-in's root has no pip
+        run = fake.read_text()
+        assert "path-exclude=/usr/lib/python3*/EXTERNALLY-MANAGED" in run
+        assert "--customize-hook=chroot" in run and "python-wheels" in run
+        assert all(name in run for name in PYTHON_PACKAGES)
+        plain = base_root("fake", ["procps", *PYTHON_PACKAGES])
+        assert "EXTERNALLY-MANAGED" not in fake.read_text().splitlines()[-1]
+        assert plain.name.startswith("fake-") and not plain.name.startswith("fake-python")
+
+    def test_the_hosts_own_authorities_are_trusted_and_keyed(
+        self, fake: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        without = base_root("fake", ["procps"])
+        authorities = tmp_path / "authorities"
+        (authorities / "corp").mkdir(parents=True)
+        (authorities / "corp" / "proxy.crt").write_text("-----BEGIN CERTIFICATE-----\n")
+        monkeypatch.setattr(baseroot, "LOCAL_AUTHORITIES", authorities)
+        with_them = base_root("fake", ["procps"])
+        assert with_them != without
+        run = fake.read_text().splitlines()[-1]
+        assert f"copy-in {authorities / 'corp' / 'proxy.crt'}" in run
+        assert "update-ca-certificates" in run
+        (authorities / "corp" / "proxy.crt").write_text("-----BEGIN CERTIFICATE-----\nnew\n")
+        assert base_root("fake", ["procps"]) != with_them  # a changed authority is a new root
+
+
+def run_in(root: Path, command: str) -> subprocess.CompletedProcess[str]:
+    """A command in the root, read-only, as bwrap runs it (no sandbox of assay's)."""
+    line = ["bwrap", "--ro-bind", str(root), "/", "--proc", "/proc", "--dev", "/dev"]
+    line += ["--tmpfs", "/tmp", "/bin/sh", "-c", command]
+    return subprocess.run(line, capture_output=True, text=True, timeout=120)
+
+
+@needs_root
+@needs_mmdebstrap
+class TestRealRoots:
+    def test_a_python_like_root_runs_pip_as_the_official_image_does(self, test_roots) -> None:
+        root = build(lookup("python:3.11-slim"))  # the root the task runs over it use
+        plain = base_root("bookworm")
+        assert root != plain and root.name.startswith("bookworm-python-")
+        assert not list(root.glob("usr/lib/python3*/EXTERNALLY-MANAGED"))
+        assert os.readlink(root / "usr/local/bin/python") == "/usr/bin/python3"
+        assert list(plain.glob("usr/lib/python3*/EXTERNALLY-MANAGED"))  # a plain root keeps it
+        done = run_in(root, "pip --version && python --version && python -m venv --help >/dev/null")
+        assert done.returncode == 0, done.stderr
+        assert "/usr/local/lib/python3.11/dist-packages/pip" in done.stdout
+        assert "Python 3.11" in done.stdout
+        assert missing_libraries(root) == []
+
+    @pytest.mark.parametrize("suite", sorted(SUITES))
+    def test_each_suite_builds_with_what_assays_interpreter_loads(
+        self, suite: str, test_roots
+    ) -> None:
+        root = base_root(suite, root_packages(suite))
+        release = (root / "etc" / "os-release").read_text()
+        assert f"VERSION_CODENAME={suite}" in release
+        missing = missing_libraries(root)
+        if suite == "bullseye":  # OpenSSL 3 and libffi 8 are not in it at all
+            assert set(missing) <= {"libssl.so.3", "libcrypto.so.3", "libffi.so.8"}
+        else:
+            assert missing == []
+
+    @pytest.mark.parametrize("suite", sorted(SUITES))
+    def test_every_package_the_table_names_is_in_each_suite(self, suite: str) -> None:
+        wanted = ",".join([*root_packages(suite), *TABLE_PACKAGES])
+        command = ["mmdebstrap", "--variant=minbase", "--mode=root", "--simulate"]
+        command += [f"--include={wanted}", suite, "/dev/null"]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        errors = [line for line in done.stderr.splitlines() if line.startswith("E: ")]
+        assert done.returncode == 0 and not errors, errors[:3]
