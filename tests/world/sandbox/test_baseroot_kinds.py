@@ -11,15 +11,10 @@ import pytest
 from rootkit import TEST_ROOTS, fake_mmdebstrap, needs_mmdebstrap, needs_root
 
 from assay.world.sandbox import baseroot, images
-from assay.world.sandbox.baseroot import (
-    PYTHON_PACKAGES,
-    BaseRootFailed,
-    base_root,
-    missing_libraries,
-    root_packages,
-)
+from assay.world.sandbox.baseroot import BaseRootFailed, base_root, missing_libraries
 from assay.world.sandbox.imagemap import build, lookup
 from assay.world.sandbox.images import SUITES
+from assay.world.sandbox.rootpackages import DEFAULT_PACKAGES, PYTHON_PACKAGES, root_packages
 
 # Every package a rule of the table can add, so that a name one suite lacks fails here.
 TABLE_PACKAGES = sorted(
@@ -49,7 +44,7 @@ def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_each_suite_names_the_interpreters_libraries_its_own_way() -> None:
     assert "libssl3t64" in root_packages("trixie") and "libssl3" not in root_packages("trixie")
     assert {"libssl1.1", "libffi7"} <= set(root_packages("bullseye"))
-    assert root_packages("bookworm") == list(baseroot.DEFAULT_PACKAGES)
+    assert root_packages("bookworm") == list(DEFAULT_PACKAGES)
     assert root_packages("bookworm", ["jq"])[-1] == "jq"
 
 

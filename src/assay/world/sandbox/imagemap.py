@@ -10,9 +10,10 @@ from pathlib import Path
 from assay.errors import SpecError
 from assay.spec.files import shown
 from assay.spec.sandbox_images import IMAGES_FILE, ImageMapping, read_images_file
-from assay.world.sandbox.baseroot import BaseRootFailed, base_root, root_packages
+from assay.world.sandbox.baseroot import BaseRootFailed, base_root
 from assay.world.sandbox.imageref import Reference, parse_reference
 from assay.world.sandbox.images import Base, builtin, mapped, python_env
+from assay.world.sandbox.rootpackages import root_packages
 from assay.world.snapshot import cache_dir
 
 DEFAULT = Base("")  # no image named: the default root, Docker's default PATH

@@ -15,8 +15,8 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
-from assay.world.sandbox.baseroot import DEFAULT_SUITE
 from assay.world.sandbox.imageref import Reference, version_of
+from assay.world.sandbox.rootpackages import DEFAULT_SUITE
 
 DOCKER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"  # Docker's default
 PYTHON_PATH = f"/usr/local/bin:{DOCKER_PATH}"  # the Python image's `ENV PATH /usr/local/bin:$PATH`
