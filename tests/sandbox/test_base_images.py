@@ -33,7 +33,7 @@ def test_a_python_image_has_a_pip_that_installs_and_a_python_command(tmp_path: P
         ),
         test_sh=reward_if(
             "[ \"$(head -n 1 /app/out.txt)\" = '(3, 11) 1.17.0' ] && "
-            "grep -qx '3.11 /opt/assay/bin:/usr/local/bin:/usr/local/sbin:.*' /app/out.txt && "
+            "grep -qx '3.11 /usr/local/bin:/usr/local/sbin:.*' /app/out.txt && "
             '[ "$(command -v python)" = /usr/local/bin/python ] && '
             '[ "$(command -v pip)" = /usr/local/bin/pip ]'
         ),
@@ -109,3 +109,29 @@ def test_a_separate_verifier_is_built_from_its_own_image(tmp_path: Path) -> None
     )
     result = run_one(task, agent="noop")
     assert result.outcome == "verified", result.error
+
+
+def test_each_stage_is_built_over_the_root_of_its_own_image(tmp_path: Path) -> None:
+    dockerfile = (
+        "FROM python:3.11-slim AS build\n"
+        "RUN python -c 'import sys; print(sys.version_info[:2])' > /version.txt\n"
+        "FROM debian:trixie\nENV PATH=/opt/tool/bin:$PATH\n"
+        "COPY --from=build /version.txt /version.txt\n"
+    )
+    test_sh = reward_if(
+        f"[ \"$(cat /version.txt)\" = '(3, 11)' ] && {TRIXIE} && "
+        'case "$PATH" in /opt/tool/bin:/usr/local/sbin:/usr/local/bin:*) true;; *) false;; esac'
+    )
+    task = make_task(tmp_path, "stages", dockerfile=dockerfile, test_sh=test_sh)
+    result = run_one(task, agent="noop")
+    assert result.outcome == "verified", (result.error, script(result).get("test_stdout_tail"))
+
+
+def test_a_stage_from_an_image_no_root_is_like_is_not_scored(tmp_path: Path) -> None:
+    dockerfile = (
+        "FROM alpine:3.19 AS fetch\nRUN true\nFROM debian:trixie\nCOPY --from=fetch /etc /x\n"
+    )
+    task = make_task(tmp_path, "stage", dockerfile=dockerfile, test_sh=reward_if("true"))
+    result = run_one(task, agent="noop")
+    assert result.outcome == "not_scored" and result.error is not None
+    assert result.error.message.startswith("unsupported_base_image:alpine:3.19: ")

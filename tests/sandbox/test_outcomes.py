@@ -52,8 +52,8 @@ def incomplete_plans(monkeypatch: pytest.MonkeyPatch) -> None:
     """The real planner, each plan marked as missing a `COPY --from` of an image (what the planner
     records for an image it cannot map)."""
 
-    def planned(dockerfile: Path, context: Path):
-        plan = plan_build(dockerfile, context)
+    def planned(dockerfile: Path, context: Path, **options):
+        plan = plan_build(dockerfile, context, **options)
         missing = f"unsupported_instruction:COPY --from=registry.example/{dockerfile.parent.name}"
         return dataclasses.replace(plan, incomplete=[missing])
 
