@@ -165,11 +165,39 @@ def test_the_distroless_uv_image_is_a_plain_root_and_uv_comes_from_the_tool_laye
     assert base.notes == (f"base_image_mapped:{image}=debian:bookworm", "uv_from_tool_layer")
 
 
-@pytest.mark.parametrize("image", ["gcc:13", "scratch", "debian:nosuch", "myorg/tool:1"])
-def test_an_unknown_image_gets_the_default_root_noted(image) -> None:
+@pytest.mark.parametrize(
+    "image",
+    ["scratch", "debian:nosuch", "myorg/tool:1", "swebench/sweb.eval.x86_64.django:latest"],
+)
+def test_an_image_no_rule_knows_is_refused_with_the_way_to_map_it(image) -> None:
+    # A root for it would lack whatever the image carries: its score could be a false zero.
+    assert lookup(image).problem == (
+        f"unsupported_base_image:{image}: no rule of the built-in table knows it; "
+        "map it to a Debian root in images.toml (docs/container-tasks.md, Base images)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("image", "suite", "packages", "path"),
+    [
+        ("gcc:13", "trixie", (), "/usr/local/sbin"),
+        ("golang:1.22-bookworm", "bookworm", ("golang-go",), "/go/bin:/usr/local/go/bin:"),
+        ("rust:1-slim-bookworm", "bookworm", ("rustc", "cargo"), "/usr/local/cargo/bin:"),
+        ("maven:3-eclipse-temurin-17", "trixie", ("maven", "default-jdk-headless"), "/usr/local/"),
+        ("ruby:3.3", "trixie", ("ruby-full",), "/usr/local/sbin"),
+    ],
+)
+def test_a_language_image_is_buildpack_deps_with_debians_toolchain(
+    image, suite, packages, path
+) -> None:
     base = lookup(image)
-    assert (base.suite, base.packages, base.python, base.problem) == ("bookworm", (), False, None)
-    assert base.notes == (f"base_image_substituted:{image}",)
+    assert base.problem is None and base.suite == suite
+    assert base.packages[-len(packages) :] == packages if packages else "gcc" in base.packages
+    assert ("gcc" in base.packages) == ("slim" not in image)
+    assert base.env["PATH"].startswith(path)
+    assert base.notes == (
+        "base_image_mapped:" + image + "=" + "+".join([f"debian:{suite}", *packages]),
+    )
 
 
 @pytest.mark.parametrize(

@@ -118,7 +118,7 @@ class Build:
         final = self.stage(len(self.stages) - 1)
         ignored = [f"multi_stage_ignored:{stage.name}" for index, stage in enumerate(self.stages)]
         ignored = [note for index, note in enumerate(ignored) if index not in self.planned]
-        notes = [f"base_image_substituted:{final.base_image}", *ignored, *self.notes]
+        notes = [*ignored, *self.notes]  # which root stands for the image is the table's to say
         plan = final.plan()
         return BuildPlan(
             plan.base_image,

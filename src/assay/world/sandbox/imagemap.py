@@ -66,12 +66,6 @@ def _check_like(path: Path, pattern: str, mapping: ImageMapping) -> None:
     field = f"images.{pattern}.like"
     if start.unsupported is not None:
         raise SpecError(shown(path), field, f"{mapping.like!r}: {start.unsupported}")
-    if _substituted(start):
-        raise SpecError(shown(path), field, f"{mapping.like!r} is not in the built-in table")
-
-
-def _substituted(base: Base) -> bool:
-    return any(note.startswith("base_image_substituted:") for note in base.notes)
 
 
 def lookup(image: str | None, user: UserImages = NO_USER) -> Base:
@@ -87,7 +81,7 @@ def _user_base(ref: Reference, mapping: ImageMapping) -> Base:
     """The mapping over its start: `like`'s base, else the table's for the image itself when the
     table maps it, else the default root."""
     start = builtin(parse_reference(mapping.like) if mapping.like else ref)
-    if start.unsupported is not None or _substituted(start):
+    if start.unsupported is not None:
         start = Base(ref.text)
     suite = mapping.suite or start.suite
     python = start.python if mapping.python is None else mapping.python

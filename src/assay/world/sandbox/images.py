@@ -3,9 +3,8 @@
 
 No image is pulled: each rule reads the image's reference (repository and tag) and says which suite
 to build, with which packages, set up like the official Python image or not. `IMAGES` maps a
-repository pattern to its rule; an image no rule knows gets the default root, noted
-`base_image_substituted:<image>`; one that no Debian root is like (musl, Windows, CUDA, rpm-based
-systems) is refused. docs/container-tasks.md ("Base images") shows the table to users.
+repository pattern to its rule; an image no rule knows, and one that no Debian root is like (musl,
+Windows, CUDA, rpm-based systems), is refused until images.toml maps it. docs/container-tasks.md ("Base images") shows the table to users.
 """
 
 from __future__ import annotations
@@ -123,7 +122,9 @@ def builtin(ref: Reference) -> Base:
             found = rule(ref)
             if found is not None:
                 return found
-    return Base(ref.text, notes=(f"base_image_substituted:{ref.text}",))
+    # A root for an image no rule knows would lack whatever the image carries: a score over it
+    # could be a false zero, so the task run is refused, with the way to map the image.
+    return Base(ref.text, unsupported="no rule of the built-in table knows it")
 
 
 def foreign(ref: Reference) -> str | None:
@@ -279,6 +280,50 @@ def uv_image(ref: Reference) -> Base | None:
     return replace(base, notes=(*base.notes, "uv_from_tool_layer")) if base else None
 
 
+@dataclass(frozen=True)
+class Toolchain:
+    """An official language image: buildpack-deps (or its slim self) plus Debian's packages of
+    the language, with the environment the image's config sets."""
+
+    packages: tuple[str, ...]
+    env: Mapping[str, str] = field(default_factory=dict)
+    path: str = ""  # put before Docker's default PATH, as the image's ENV PATH does
+
+
+TOOLCHAINS = {
+    "gcc": Toolchain(()),
+    "golang": Toolchain(("golang-go",), {"GOPATH": "/go"}, "/go/bin:/usr/local/go/bin"),
+    "rust": Toolchain(
+        ("rustc", "cargo"),
+        {"CARGO_HOME": "/usr/local/cargo", "RUSTUP_HOME": "/usr/local/rustup"},
+        "/usr/local/cargo/bin",
+    ),
+    "openjdk": Toolchain(("default-jdk-headless",)),
+    "eclipse-temurin": Toolchain(("default-jdk-headless",)),
+    "maven": Toolchain(("maven", "default-jdk-headless")),
+    "gradle": Toolchain(("gradle", "default-jdk-headless")),
+    "ruby": Toolchain(("ruby-full",)),
+    "php": Toolchain(("php-cli",)),
+    "perl": Toolchain(("perl",)),
+    "r-base": Toolchain(("r-base",)),
+}
+
+
+def toolchain_image(ref: Reference) -> Base | None:
+    """`gcc:13`, `golang:1.22-bookworm`, `rust:1-slim`…: the tag's suite (else the newest) with
+    Debian's version of the language, which may differ from the one named (the note says which
+    root stands for it)."""
+    chain = TOOLCHAINS.get(ref.name.rpartition("/")[2])
+    if chain is None:
+        return None
+    tag = read_tag(ref)
+    suite = tag.suite or NEWEST
+    packages = (*(() if tag.slim else BUILDPACK), *chain.packages)
+    path = f"{chain.path}:{DOCKER_PATH}" if chain.path else DOCKER_PATH
+    env = {"PATH": path, **chain.env}
+    return Base(ref.text, suite, packages, env=env, notes=mapped(ref, suite, *chain.packages))
+
+
 # The table: a repository (without its registry) to its rule, first match first.
 IMAGES: dict[str, Rule] = {
     "debian": debian_image,
@@ -288,4 +333,5 @@ IMAGES: dict[str, Rule] = {
     "node": node_image,
     "laude-institute/t-bench/*": tbench_image,
     "astral-sh/uv": uv_image,
+    **dict.fromkeys(TOOLCHAINS, toolchain_image),
 }

@@ -125,8 +125,8 @@ class Trial:
             plan.base_image if plan else self.config.environment.docker_image, self.images
         )
         self.notes.extend(self.image.notes)
-        if plan is not None:  # the table's note says what stands for the image, not the planner's
-            self.notes.extend(n for n in plan.notes if not n.startswith("base_image_substituted:"))
+        if plan is not None:
+            self.notes.extend(plan.notes)
         return plan
 
     def _images(self) -> list[str | None]:
