@@ -1,4 +1,4 @@
-"""The phases around the agent: healthcheck, hooks, artifacts, the shim note, the judge's key."""
+"""The phases around the agent: healthcheck, hooks, artifacts, the python note, the judge's key."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def test_hooks_artifacts_and_the_shim_are_recorded(tmp_path: Path) -> None:
     assert hooks.outcome == "verified"
     assert "collect_failed:0:3" in evidence["notes"]  # the failing hook, which stopped nothing
     shim = script(run_one(EXAMPLES / "hello-world"))
-    assert "uvx_shim" in shim["notes"] and shim["status"] == "SCORED"
+    assert "python_substituted" in shim["notes"] and shim["status"] == "SCORED"
 
 
 def test_artifacts_are_listed_with_what_was_missing(tmp_path: Path) -> None:

@@ -12,6 +12,8 @@ import json
 import re
 import socket
 from collections.abc import Callable, Collection
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -43,14 +45,13 @@ class Apt:
     """Answers requests sent to a proxy (absolute `http://` targets) for one sandbox's network."""
 
     def __init__(
-        self,
-        store: Store,
-        client: httpx.AsyncClient,
-        host_addresses: Callable[[], Collection[IpAddress]],
+        self, client: httpx.AsyncClient, host_addresses: Callable[[], Collection[IpAddress]]
     ) -> None:
-        self.store, self.client, self.host_addresses = store, client, host_addresses
+        self.client, self.host_addresses = client, host_addresses
 
-    async def handle(self, request: Request, reply: Reply, allowlist: Allowlist | None) -> None:
+    async def handle(
+        self, request: Request, reply: Reply, allowlist: Allowlist | None, store: Store
+    ) -> None:
         url = urlsplit(request.target)
         try:
             port = url.port or 80
@@ -69,17 +70,16 @@ class Apt:
         target = Target(request.target, host, port, path, refusal)
         how = kind(url.path)
         if how in ("hash", "pool"):
-            await self._kept(target, how, request, reply)
+            await self._kept(store, target, request, reply)
         elif how == "index":
-            await self._index(target, request, reply)
+            await self._index(store, target, request, reply)
         else:
             async with self._open(target, request) as response:
-                await relay(response, reply)
-            note("apt", target.url, "passed")
+                await relay(response, reply, lambda _: note("apt", target.url, "passed"))
 
-    async def _kept(self, target: Target, how: str, request: Request, reply: Reply) -> None:
+    async def _kept(self, store: Store, target: Target, request: Request, reply: Reply) -> None:
         key = target.key
-        found = self.store.find(key)
+        found = store.find(key)
         if found is not None:
             note("apt", target.url, "hit")
             await serve_file(reply, found, "application/octet-stream")
@@ -89,14 +89,16 @@ class Apt:
         def check(writer: Writer) -> bool:
             return expected is None or writer.sha256.hexdigest() == expected.group(1)
 
-        async with self._open(target, request) as response:
-            kept = await relay(response, reply, self.store, key, check)
-        note("apt", target.url, "fetched" if kept else "passed")
+        def then(kept: bool) -> None:
+            note("apt", target.url, "fetched" if kept else "passed")
 
-    async def _index(self, target: Target, request: Request, reply: Reply) -> None:
+        async with self._open(target, request) as response:
+            await relay(response, reply, then, store, key, check)
+
+    async def _index(self, store: Store, target: Target, request: Request, reply: Reply) -> None:
         key = target.key
-        meta = _meta(self.store, key)
-        found = self.store.find(key) if meta is not None else None
+        meta = _meta(store, key)
+        found = store.find(key) if meta is not None else None
         conditions = {}
         if found is not None and meta is not None:
             if meta.get("etag"):
@@ -108,20 +110,31 @@ class Apt:
                 if response.status_code == 304 and found is not None and meta is not None:
                     await self._from_cache(target, found, meta, request, reply, "revalidated")
                     return
-                kept = await relay(response, reply, self.store, key)
-                if kept:
-                    headers = {
-                        name: response.headers.get(name) for name in ("etag", "last-modified")
-                    }
-                    self.store.put(f"{key}.meta", json.dumps(headers).encode())
-                outcome = ("refreshed" if found else "fetched") if kept else "passed"
-                note("apt", target.url, outcome)
+
+                def then(kept: bool) -> None:
+                    if kept:
+                        validators = {
+                            name: response.headers.get(name) for name in ("etag", "last-modified")
+                        }
+                        store.put(f"{key}.meta", json.dumps(validators).encode())
+                    outcome = ("refreshed" if found else "fetched") if kept else "passed"
+                    note("apt", target.url, outcome)
+
+                await relay(response, reply, then, store, key)
         except httpx.HTTPError:
             if reply.started or found is None or meta is None:
                 raise
             await self._from_cache(target, found, meta, request, reply, "stale")
 
-    async def _from_cache(self, target, found, meta, request, reply, outcome: str) -> None:  # type: ignore[no-untyped-def]
+    async def _from_cache(
+        self,
+        target: Target,
+        found: Path,
+        meta: dict[str, Any],
+        request: Request,
+        reply: Reply,
+        outcome: str,
+    ) -> None:
         note("apt", target.url, outcome)
         modified = meta.get("last-modified")
         if modified and request.headers.get("if-modified-since") == modified:
@@ -131,7 +144,9 @@ class Apt:
         extra = [("Last-Modified", modified)] if modified else []
         await serve_file(reply, found, "application/octet-stream", extra)
 
-    def _open(self, target: Target, request: Request, extra: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    def _open(
+        self, target: Target, request: Request, extra: dict[str, str] | None = None
+    ) -> AbstractAsyncContextManager[httpx.Response]:
         """The upstream request, sent to the address checked in `_refusal` (no second lookup a
         changed DNS answer could turn toward the host), with the client's Host."""
         address = target.address

@@ -27,7 +27,7 @@ SIMPLE, FILES_PATH = "/pypi/simple/", "/pypi/files/"
 FILE_PATH = re.compile(
     r"packages/([0-9a-f]{2})/([0-9a-f]{2})/([0-9a-f]{60})/([A-Za-z0-9][A-Za-z0-9._+!~-]*)"
 )
-PROJECT_NAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?")
+PROJECT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 def normalize(name: str) -> str:
@@ -38,20 +38,20 @@ def normalize(name: str) -> str:
 class PyPI:
     """Answers /pypi/… requests from the store, asking PyPI for what it lacks."""
 
-    def __init__(self, store: Store, client: httpx.AsyncClient) -> None:
-        self.store, self.client = store, client
+    def __init__(self, client: httpx.AsyncClient) -> None:
+        self.client = client
         self.metadata_sha256: dict[str, str] = {}  # "<file>.metadata" → its sha256, from pages
 
-    async def handle(self, request: Request, reply: Reply) -> None:
+    async def handle(self, request: Request, reply: Reply, store: Store) -> None:
         path = request.target.partition("?")[0]
         if path.startswith(SIMPLE):
-            await self._page(path[len(SIMPLE) :].strip("/"), request, reply)
+            await self._page(store, path[len(SIMPLE) :].strip("/"), request, reply)
         elif path.startswith(FILES_PATH):
-            await self._file(path[len(FILES_PATH) :], reply)
+            await self._file(store, path[len(FILES_PATH) :], reply)
         else:
             await reply.whole(404, b"not a path of the package cache's PyPI face\n")
 
-    async def _page(self, name: str, request: Request, reply: Reply) -> None:
+    async def _page(self, store: Store, name: str, request: Request, reply: Reply) -> None:
         if not name or "/" in name or not PROJECT_NAME.fullmatch(name):
             await reply.whole(404, b"the package cache serves project pages only\n")
             return
@@ -60,7 +60,7 @@ class PyPI:
             await reply.start(301, [("Location", f"{SIMPLE}{wanted}/"), ("Content-Length", "0")])
             await reply.end()
             return
-        page = await self._project(wanted)
+        page = await self._project(store, wanted)
         if page is None:
             await reply.whole(404, f"no project {wanted} on PyPI\n".encode())
             return
@@ -70,12 +70,12 @@ class PyPI:
         else:
             await reply.whole(200, render_html(page).encode(), HTML)
 
-    async def _project(self, name: str) -> dict[str, Any] | None:
+    async def _project(self, store: Store, name: str) -> dict[str, Any] | None:
         """The project's page as PyPI's JSON gives it: kept for INDEX_TTL_S, then asked again
         with its ETag; served stale when PyPI cannot be reached. None when PyPI has no such
         project."""
         key, url = f"pypi/index/{name}.json", f"{INDEX}{name}/"
-        kept = _load(self.store, key)
+        kept = _load(store, key)
         if kept is not None and time.time() - kept["fetched"] < INDEX_TTL_S:
             note("pypi", url, "hit")
             return kept["page"]
@@ -91,7 +91,7 @@ class PyPI:
             return kept["page"]
         if response.status_code == 304 and kept is not None:
             kept["fetched"] = time.time()
-            self.store.put(key, json.dumps(kept).encode())
+            store.put(key, json.dumps(kept).encode())
             note("pypi", url, "revalidated")
             return kept["page"]
         if response.status_code == 404:
@@ -100,7 +100,7 @@ class PyPI:
         response.raise_for_status()
         page = response.json()
         entry = {"fetched": time.time(), "etag": response.headers.get("etag"), "page": page}
-        self.store.put(key, json.dumps(entry).encode())
+        store.put(key, json.dumps(entry).encode())
         note("pypi", url, "refreshed" if kept is not None else "fetched")
         return page
 
@@ -117,7 +117,7 @@ class PyPI:
             files.append(entry)
         return {**page, "files": files}
 
-    async def _file(self, path: str, reply: Reply) -> None:
+    async def _file(self, store: Store, path: str, reply: Reply) -> None:
         metadata = path.endswith(".metadata")
         match = FILE_PATH.fullmatch(path.removesuffix(".metadata"))
         url = FILES + path
@@ -126,12 +126,12 @@ class PyPI:
             return
         digest = "".join(match.group(1, 2, 3))
         key = f"pypi/files/{digest}/{match.group(4)}{'.metadata' if metadata else ''}"
-        found = self.store.find(key)
+        found = store.find(key)
         if found is not None:
             note("pypi", url, "hit")
             await serve_file(reply, found, "application/octet-stream")
             return
-        expected = self._metadata_hash(match.group(4)) if metadata else None
+        expected = self._metadata_hash(store, match.group(4)) if metadata else None
 
         def check(writer: Writer) -> bool:
             if metadata:
@@ -140,20 +140,20 @@ class PyPI:
 
         headers = {"Accept-Encoding": "identity"}
         async with self.client.stream("GET", url, headers=headers) as response:
-            kept = await relay(response, reply, self.store, key, check)
-        note(
-            "pypi",
-            url,
-            "fetched" if kept else "mismatch" if response.status_code == 200 else "passed",
-        )
 
-    def _metadata_hash(self, filename: str) -> str | None:
+            def then(kept: bool) -> None:
+                missed = "mismatch" if response.status_code == 200 else "passed"
+                note("pypi", url, "fetched" if kept else missed)
+
+            await relay(response, reply, then, store, key, check)
+
+    def _metadata_hash(self, store: Store, filename: str) -> str | None:
         """The sha256 a page gave for `filename`'s metadata: from this process's pages, else
         from the kept page of the project the file name begins with."""
         known = self.metadata_sha256.get(f"{filename}.metadata")
         if known is not None:
             return known
-        kept = _load(self.store, f"pypi/index/{normalize(filename.split('-')[0])}.json")
+        kept = _load(store, f"pypi/index/{normalize(filename.split('-')[0])}.json")
         if kept is not None:
             self._pointed_here(str(kept["page"].get("name", "")), kept["page"])
         return self.metadata_sha256.get(f"{filename}.metadata")

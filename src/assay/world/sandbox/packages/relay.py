@@ -4,6 +4,7 @@ and an upstream response relayed to the client while it is written to the cache.
 from __future__ import annotations
 
 import collections
+import contextlib
 import os
 import threading
 import time
@@ -66,12 +67,14 @@ async def serve_file(
 async def relay(
     response: httpx.Response,
     reply: Reply,
+    then: Callable[[bool], None],
     store: Store | None = None,
     key: str = "",
     check: Callable[[Writer], bool] | None = None,
-) -> bool:
+) -> None:
     """Pass `response` on as it arrives; with a store, a 200 is also written to `key`, and kept
-    only when it arrived whole and `check` (its hashes) passes. True when it was kept."""
+    only when it arrived whole and `check` (its hashes) passes. `then(kept)` is called before the
+    last bytes go out, so that the record says where an answer came from once the client has it."""
     headers = [
         (name, response.headers[name]) for name in RELAYED_HEADERS if name in response.headers
     ]
@@ -79,18 +82,19 @@ async def relay(
     if length is not None and "content-encoding" not in response.headers:
         headers.append(("Content-Length", length))
     await reply.start(response.status_code, headers)
-    if store is None or response.status_code != 200:
+    keeping = store is not None and response.status_code == 200
+    held = b""
+    with store.writing(key) if keeping else contextlib.nullcontext() as writer:  # type: ignore[union-attr]
         async for data in response.aiter_bytes(CHUNK):
-            await reply.send(data)
-        await reply.end()
-        return False
-    with store.writing(key) as writer:
-        async for data in response.aiter_bytes(CHUNK):
-            writer.write(data)
-            await reply.send(data)
-        encoded = "content-encoding" in response.headers  # the length is of the encoded body
-        whole = length is None or encoded or int(length) == writer.size
-        if whole and (check is None or check(writer)):
-            writer.commit()
+            if writer is not None:
+                writer.write(data)
+            await reply.send(held)
+            held = data
+        if writer is not None:
+            encoded = "content-encoding" in response.headers  # the length is of the encoded body
+            whole = length is None or encoded or int(length) == writer.size
+            if whole and (check is None or check(writer)):
+                writer.commit()
+    then(writer is not None and writer.committed)
+    await reply.send(held)
     await reply.end()
-    return writer.committed

@@ -17,7 +17,7 @@ import httpx
 from assay.world.sandbox.packages import wire
 from assay.world.sandbox.packages.apt import Apt
 from assay.world.sandbox.packages.pypi import PyPI
-from assay.world.sandbox.packages.store import Store, packages_dir
+from assay.world.sandbox.packages.store import Store, packages_dir, store_at
 from assay.world.sandbox.proxy import Allowlist, IpAddress
 
 MAX_CONNECTIONS = 256  # at once, per sandbox
@@ -56,7 +56,6 @@ class CacheServer:
     """The loop, the store and the upstream client of this process."""
 
     def __init__(self, host_addresses: Callable[[], Collection[IpAddress]]) -> None:
-        self.store = Store(packages_dir())
         self.host_addresses = host_addresses
         self.loop = asyncio.new_event_loop()
         self.pid = os.getpid()
@@ -71,15 +70,16 @@ class CacheServer:
         asyncio.set_event_loop(self.loop)
         limits = httpx.Limits(max_connections=64, max_keepalive_connections=32)
         self.client = httpx.AsyncClient(timeout=TIMEOUT, limits=limits)
-        self.pypi = PyPI(self.store, self.client)
-        self.apt = Apt(self.store, self.client, self.host_addresses)
+        self.pypi = PyPI(self.client)
+        self.apt = Apt(self.client, self.host_addresses)
         ready.set()
         self.loop.run_forever()
 
     def offer(self, listener: socket.socket, allowlist: Allowlist | None) -> Offer:
         """Serve `listener` (bound and listening in a sandbox's namespace) from now on. With an
         allowlist, the apt face fetches only from its hosts and the PyPI face is offered only
-        when it admits both of PyPI's."""
+        when it admits both of PyPI's. The store is the one under assay's cache directory now."""
+        store = store_at(packages_dir())
         pypi = allowlist is None or all(allowlist.admits(host) for host in PYPI_HOSTS)
         open_connections = [0]
 
@@ -89,7 +89,9 @@ class CacheServer:
                 return
             open_connections[0] += 1
             try:
-                await wire.serve(reader, writer, lambda r, a: self._answer(r, a, allowlist, pypi))
+                await wire.serve(
+                    reader, writer, lambda r, a: self._answer(r, a, store, allowlist, pypi)
+                )
             finally:
                 open_connections[0] -= 1
 
@@ -99,14 +101,19 @@ class CacheServer:
         return Offer(f"http://127.0.0.1:{port}", pypi, True, server, self.loop)
 
     async def _answer(
-        self, request: wire.Request, reply: wire.Reply, allowlist: Allowlist | None, pypi: bool
+        self,
+        request: wire.Request,
+        reply: wire.Reply,
+        store: Store,
+        allowlist: Allowlist | None,
+        pypi: bool,
     ) -> None:
         if request.method not in ("GET", "HEAD"):
             await reply.whole(405, b"assay's package cache answers GET and HEAD only\n")
         elif request.target.startswith("http://"):
-            await self.apt.handle(request, reply, allowlist)
+            await self.apt.handle(request, reply, allowlist, store)
         elif request.target.startswith("/pypi/") and pypi:
-            await self.pypi.handle(request, reply)
+            await self.pypi.handle(request, reply, store)
         else:
             await reply.whole(404, b"not a path of assay's package cache\n")
 

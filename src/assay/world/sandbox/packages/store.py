@@ -30,6 +30,18 @@ def packages_dir() -> Path:
     return (cache_dir() / "packages").resolve()
 
 
+_stores: dict[Path, Store] = {}
+_stores_lock = threading.Lock()
+
+
+def store_at(root: Path) -> Store:
+    """The one Store of this process for `root`, so that what it wrote counts toward a sweep."""
+    with _stores_lock:
+        if root not in _stores:
+            _stores[root] = Store(root)
+        return _stores[root]
+
+
 def limit_bytes() -> int:
     """The bound on the cache's size: $ASSAY_PACKAGE_CACHE_MB, else 10 GiB."""
     try:
