@@ -18,6 +18,7 @@ import pytest
 from assay.world.sandbox.packages import Offer, cache_server, packages_dir, recorded
 from assay.world.sandbox.packages.apt import kind
 from assay.world.sandbox.packages.pypi import render_html
+from assay.world.sandbox.packages.relay import byte_range
 from assay.world.sandbox.packages.store import Store
 from assay.world.sandbox.proxy import Allowlist
 
@@ -224,3 +225,33 @@ def test_a_page_renders_as_pep_503_html() -> None:
     assert f'href="/pypi/files/packages/aa/bb/x/demo-1.0.tar.gz#sha256={"ab" * 32}"' in html
     assert 'data-requires-python="&gt;=3.8"' in html and 'data-yanked="broken"' in html
     assert f'data-core-metadata="sha256={"cd" * 32}"' in html
+
+
+def test_a_kept_file_is_served_by_byte_range_as_uv_reads_a_wheels_metadata(cache: Offer) -> None:
+    url = cache.url + six_url(cache)
+    whole = httpx.get(url).content
+    tail = httpx.get(url, headers={"Range": "bytes=-100"})
+    assert tail.status_code == 206 and tail.content == whole[-100:]
+    assert (
+        tail.headers["content-range"] == f"bytes {len(whole) - 100}-{len(whole) - 1}/{len(whole)}"
+    )
+    middle = httpx.get(url, headers={"Range": "bytes=10-19"})
+    assert middle.status_code == 206 and middle.content == whole[10:20]
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        (None, None),
+        ("bytes=0-9", (0, 10)),
+        ("bytes=5-", (5, 100)),
+        ("bytes=-10", (90, 100)),
+        ("bytes=90-500", (90, 100)),
+        ("bytes=100-", None),
+        ("bytes=0-1,5-6", None),
+        ("items=0-1", None),
+        ("bytes=x-y", None),
+    ],
+)
+def test_byte_range(header: str | None, expected: tuple[int, int] | None) -> None:
+    assert byte_range(header, 100) == expected

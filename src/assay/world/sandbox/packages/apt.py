@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from assay.world.sandbox.packages.relay import note, relay, serve_file
+from assay.world.sandbox.packages.relay import OCTETS, note, relay, serve_file
 from assay.world.sandbox.packages.store import Store, Writer
 from assay.world.sandbox.packages.wire import Reply, Request
 from assay.world.sandbox.proxy import Allowlist, IpAddress, forbidden, normal_host
@@ -82,7 +82,7 @@ class Apt:
         found = store.find(key)
         if found is not None:
             note("apt", target.url, "hit")
-            await serve_file(reply, found, "application/octet-stream")
+            await serve_file(reply, found, OCTETS, wanted=request.headers.get("range"))
             return
         expected = BY_HASH.search(target.path)
 

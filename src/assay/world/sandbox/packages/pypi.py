@@ -13,7 +13,7 @@ from urllib.parse import urljoin
 
 import httpx
 
-from assay.world.sandbox.packages.relay import note, relay, serve_file
+from assay.world.sandbox.packages.relay import OCTETS, note, relay, serve_file
 from assay.world.sandbox.packages.store import Store, Writer
 from assay.world.sandbox.packages.wire import Reply, Request
 
@@ -47,7 +47,7 @@ class PyPI:
         if path.startswith(SIMPLE):
             await self._page(store, path[len(SIMPLE) :].strip("/"), request, reply)
         elif path.startswith(FILES_PATH):
-            await self._file(store, path[len(FILES_PATH) :], reply)
+            await self._file(store, path[len(FILES_PATH) :], request, reply)
         else:
             await reply.whole(404, b"not a path of the package cache's PyPI face\n")
 
@@ -117,7 +117,7 @@ class PyPI:
             files.append(entry)
         return {**page, "files": files}
 
-    async def _file(self, store: Store, path: str, reply: Reply) -> None:
+    async def _file(self, store: Store, path: str, request: Request, reply: Reply) -> None:
         metadata = path.endswith(".metadata")
         match = FILE_PATH.fullmatch(path.removesuffix(".metadata"))
         url = FILES + path
@@ -129,7 +129,7 @@ class PyPI:
         found = store.find(key)
         if found is not None:
             note("pypi", url, "hit")
-            await serve_file(reply, found, "application/octet-stream")
+            await serve_file(reply, found, OCTETS, wanted=request.headers.get("range"))
             return
         expected = self._metadata_hash(store, match.group(4)) if metadata else None
 

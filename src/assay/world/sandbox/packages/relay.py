@@ -8,7 +8,7 @@ import contextlib
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +18,7 @@ from assay.world.sandbox.packages.store import Store, Writer
 from assay.world.sandbox.packages.wire import Reply
 
 CHUNK = 256 * 1024
+OCTETS = "application/octet-stream"
 RECORD_SIZE = 10000
 # Kinds of answer: from the cache alone; downloaded now and kept; checked upstream (304) and served
 # from the cache; checked upstream and replaced; served from the cache because upstream failed;
@@ -52,16 +53,46 @@ def recorded() -> list[Event]:
 
 
 async def serve_file(
-    reply: Reply, path: Path, content_type: str, extra: list[tuple[str, str]] = ()
+    reply: Reply,
+    path: Path,
+    content_type: str,
+    extra: Sequence[tuple[str, str]] = (),
+    wanted: str | None = None,
 ) -> None:
-    """A cached file, whole; an open file stays readable if a sweep removes it meanwhile."""
+    """A cached file, whole or the one byte range `wanted` names (a Range header: uv reads a
+    wheel's metadata that way); an open file stays readable if a sweep removes it meanwhile."""
     with open(path, "rb") as file:
         size = os.fstat(file.fileno()).st_size
-        headers = [("Content-Type", content_type), ("Content-Length", str(size)), *extra]
-        await reply.start(200, headers)
-        while data := file.read(CHUNK):
+        headers = [("Content-Type", content_type), ("Accept-Ranges", "bytes"), *extra]
+        span = byte_range(wanted, size)
+        if span is None:
+            start, stop, status = 0, size, 200
+        else:
+            (start, stop), status = span, 206
+            headers.append(("Content-Range", f"bytes {start}-{stop - 1}/{size}"))
+        await reply.start(status, [*headers, ("Content-Length", str(stop - start))])
+        file.seek(start)
+        left = stop - start
+        while left > 0 and (data := file.read(min(CHUNK, left))):
+            left -= len(data)
             await reply.send(data)
     await reply.end()
+
+
+def byte_range(header: str | None, size: int) -> tuple[int, int] | None:
+    """[start, stop) of a single `bytes=` range that fits in `size`; None for none, several, or
+    one that does not fit (the whole file is then served, which HTTP allows)."""
+    if not header or not header.startswith("bytes=") or "," in header:
+        return None
+    first, _, last = header[len("bytes=") :].strip().partition("-")
+    try:
+        if not first:
+            start, stop = max(size - int(last), 0), size
+        else:
+            start, stop = int(first), min(int(last) + 1, size) if last else size
+    except ValueError:
+        return None
+    return (start, stop) if 0 <= start < stop <= size else None
 
 
 async def relay(
