@@ -19,7 +19,8 @@ from assay.world.sandbox.packages.wire import Reply, Request
 
 INDEX = "https://pypi.org/simple/"
 FILES = "https://files.pythonhosted.org/"
-INDEX_TTL_S = 600.0  # a project's page is asked of pypi.org again after this long
+INDEX_TTL_S = 600.0
+MAX_REMEMBERED = 100_000  # metadata hashes held in memory  # a project's page is asked of pypi.org again after this long
 JSON = "application/vnd.pypi.simple.v1+json"
 HTML = "application/vnd.pypi.simple.v1+html"
 SIMPLE, FILES_PATH = "/pypi/simple/", "/pypi/files/"
@@ -113,6 +114,8 @@ class PyPI:
                 entry = {**entry, "url": FILES_PATH + url[len(FILES) :]}
             metadata = entry.get("core-metadata") or entry.get("dist-info-metadata")
             if isinstance(metadata, dict) and metadata.get("sha256"):
+                if len(self.metadata_sha256) > MAX_REMEMBERED:
+                    self.metadata_sha256.clear()  # kept pages are read again when needed
                 self.metadata_sha256[f"{entry.get('filename')}.metadata"] = metadata["sha256"]
             files.append(entry)
         return {**page, "files": files}
