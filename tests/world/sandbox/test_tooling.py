@@ -160,3 +160,20 @@ def test_the_wrappers_list_of_options_with_values_is_uvs_own() -> None:
                 wanted |= {name for name in found.groups() if name}
     valued = listed.split('VALUED="', 1)[1].split('"', 1)[0].replace("\\\n", "").split()
     assert wanted and wanted <= set(valued), sorted(wanted - set(valued))
+
+
+def test_an_allowlist_gets_the_pypi_index_only_when_it_admits_pypis_hosts(
+    start_sandbox: Callable[..., Sandbox],
+) -> None:
+    admitted = start_sandbox(
+        network="allowlist", allowed_hosts=["pypi.org", "files.pythonhosted.org"]
+    )
+    code, out, err = run(admitted, "uvx --with pytest==8.4.1 pytest --version")
+    assert (code, out.strip()) == (0, "pytest 8.4.1"), err
+    other = start_sandbox(network="allowlist", allowed_hosts=["deb.debian.org"])
+    env = run(other, "env")[1]
+    assert "PIP_INDEX_URL" not in env and "UV_INDEX_URL" not in env
+    assert "Acquire::http::Proxy" in run(other, "cat /etc/apt/apt.conf.d/99assay-package-cache")[1]
+    offline = start_sandbox(network="no-network")
+    assert run(offline, "ls /etc/apt/apt.conf.d")[1].split().count("99assay-package-cache") == 0
+    assert "INDEX_URL" not in run(offline, "env")[1]
