@@ -354,7 +354,10 @@ def test_a_compose_file_is_listed_by_the_task(tmp_path: Path) -> None:
     )
     task = read_sandbox_task(root)
     assert task.config.unsupported() == []
-    assert task.unsupported() == ["unsupported_environment:compose"]
+    assert task.unsupported() == [
+        "unsupported_environment:compose(services none (only `main` alone runs without a"
+        " container engine))"
+    ]
 
 
 @pytest.mark.parametrize("os_name", ["windows"])

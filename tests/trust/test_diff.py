@@ -65,3 +65,14 @@ def test_a_field_added_since_the_record_at_its_empty_value_is_no_change():
     assert differences(old, {"summary": {"turns": 2, "model_calls": 3}}) == [
         "summary.model_calls: null → 3"
     ]
+
+
+def test_two_long_values_are_shown_where_they_first_differ():
+    tail = "=" * 30 + " 4 passed in {}s " + "=" * 30
+    old = record(text="collected 4 items\n" * 20 + tail.format("0.80"))
+    new = record(text="collected 4 items\n" * 20 + tail.format("0.63"))
+    (line,) = differences(old, new)
+    before, after = line.removeprefix("text: ").split(" → ")
+    assert "0.80s" in before and "0.63s" in after
+    assert before.startswith("…") and after.startswith("…")
+    assert " (first difference at character " in line

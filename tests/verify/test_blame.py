@@ -40,6 +40,13 @@ CASES = [
     ("INDETERMINATE", "verifier_build_failed: RUN exited 2", True, NOT_SCORED),
     ("INDETERMINATE", "healthcheck_failed: 'curl x' did not succeed in 4 tries", True, NOT_SCORED),
     ("INDETERMINATE", "sandbox_failed: x", False, NOT_SCORED),
+    ("INDETERMINATE", "verifier_tooling_unsupported: uv python install 3.13", True, NOT_SCORED),
+    (
+        "INDETERMINATE",
+        "unsupported_instruction: COPY --from=x (tests/Dockerfile)",
+        True,
+        NOT_SCORED,
+    ),
     # only the reason's first word counts: a look-alike is not assay's
     ("INDETERMINATE", "sandbox_failed_by_agent: x", True, AGENTS),
     ("INDETERMINATE", "the sandbox_failed somewhere", True, AGENTS),

@@ -14,6 +14,7 @@ from rich.table import Table
 from assay.cli.output import print_plain, stdout_console
 from assay.runs.run import BenchmarkOutcome, BenchmarkRunResult
 from assay.score.result import TaskRunResult
+from assay.verify.script import verifier_last_line
 
 if TYPE_CHECKING:
     from assay.trust.withdrawn import TaskState
@@ -154,13 +155,15 @@ def summary_text(result: TaskRunResult) -> str:
 
 
 def failures_text(result: TaskRunResult) -> str:
+    """Why the task run failed: its error or failed checks, then the test script's last line."""
+    failed = [check for check in result.checks if not check.passed]
     # a verifier failure blamed on the agent is scored: its failed script check says why
     if result.error is not None and result.outcome == "not_scored":
-        return f"{result.error.side} failed: {result.error.message}"
-    failed = [check for check in result.checks if not check.passed]
-    return "\n".join(
-        f"✗ {check.name}" + (f": {check.details}" if check.details else "") for check in failed
-    )
+        lines = [f"{result.error.side} failed: {result.error.message}"]
+    else:
+        lines = [f"✗ {c.name}" + (f": {c.details}" if c.details else "") for c in failed]
+    last = [line for check in failed if (line := verifier_last_line(check))]
+    return "\n".join(lines + [f"verifier: {line}" for line in last])
 
 
 def print_sandbox_gaps() -> None:

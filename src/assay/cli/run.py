@@ -62,6 +62,14 @@ def run(
     save_trajectories: Annotated[
         Path | None, typer.Option(help="Write one JSON trajectory file per task run here.")
     ] = None,
+    keep_artifacts: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="DIR",
+            help="Container-format tasks: keep each task run's trial folder in DIR/<task>/<task "
+            "run id>/ (agent/, verifier/, artifacts/, result.json), as the format's runner does.",
+        ),
+    ] = None,
     scored: Annotated[
         bool,
         typer.Option(
@@ -230,6 +238,11 @@ def run(
         os.environ[PASS_THRESHOLD_ENV] = repr(pass_threshold)  # worker processes read it too
 
     chosen_mode = _verifier_mode(verifier_mode)
+    kept = None
+    if keep_artifacts is not None:
+        from assay.runs.kept import keep_folder
+
+        kept = keep_folder(keep_artifacts)
     execution = Execution(workers, world_db, action_timeout, concurrency, executor, ray_address)
     execution.check()
     if resume is not None:
@@ -243,7 +256,13 @@ def run(
                 records, agent or DEFAULT_AGENT, task or (), repeats
             )
             choice = Choice(
-                tasks, split or (), repeats or 1, scored, include_withdrawn, chosen_mode or "task"
+                tasks,
+                split or (),
+                repeats or 1,
+                scored,
+                include_withdrawn,
+                chosen_mode or "task",
+                kept,
             )
             outcome = fresh(
                 records,
@@ -262,6 +281,7 @@ def run(
                 execution,
                 as_json,
                 chosen_mode,
+                kept,
             )
         from assay.cli.run_output import report, save
 

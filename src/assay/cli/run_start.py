@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Choice:
-    """What a fresh run runs: tasks, splits, repeats, scored mode, withdrawn tasks or not, and how
-    its container-format tasks are verified."""
+    """What a fresh run runs: tasks, splits, repeats, scored mode, withdrawn tasks or not, how
+    its container-format tasks are verified and where their trial folders are kept."""
 
     tasks: Sequence[str]
     splits: Sequence[str]
@@ -30,14 +30,19 @@ class Choice:
     scored: bool
     include_withdrawn: bool
     verifier_mode: VerifierChoice = "task"
+    keep_artifacts: Path | None = None
 
 
-def _opened(world: Path, execution: Execution, verifier_mode: VerifierChoice) -> Benchmark:
+def _opened(
+    world: Path, execution: Execution, verifier_mode: VerifierChoice, kept: Path | None = None
+) -> Benchmark:
     """The benchmark of `world`; for container-format tasks, first each guarantee this machine
     cannot give their sandboxes, one line each on stderr."""
     from assay.runs import open_benchmark
 
-    benchmark = open_benchmark(world, world_db=execution.world_db, verifier_mode=verifier_mode)
+    benchmark = open_benchmark(
+        world, world_db=execution.world_db, verifier_mode=verifier_mode, keep_artifacts=kept
+    )
     if benchmark.world.sandbox is not None:
         from assay.cli.render import print_sandbox_gaps
 
@@ -54,7 +59,7 @@ def fresh(
     from assay.runs.run import always_scored
     from assay.trust.withdrawn import changed_chosen, withdrawn_chosen
 
-    benchmark = _opened(world, execution, choice.verifier_mode)
+    benchmark = _opened(world, execution, choice.verifier_mode, choice.keep_artifacts)
     splits = choice.splits or DEFAULT_SPLITS
     left_out = (
         []
@@ -70,6 +75,8 @@ def fresh(
         print_left_out(left_out)
         print_changed(changed)
     scored = choice.scored or always_scored(benchmark, planned)
+    if scored and choice.keep_artifacts is not None:
+        _refuse_keeping_scored()
     with _progress(len(planned), quiet) as advance:
         return record_run(
             records,
@@ -92,6 +99,7 @@ def resumed(
     execution: Execution,
     quiet: bool,
     verifier_mode: VerifierChoice | None = None,
+    kept: Path | None = None,
 ) -> BenchmarkOutcome:
     from assay.runs.record import continue_run, resume_plan
 
@@ -103,8 +111,10 @@ def resumed(
             f"--verifier-mode: run {record.id} verifies with {record.verifier_mode}, "
             f"not {verifier_mode}; a resumed run keeps its own"
         )
+    if kept is not None and record.scored:
+        _refuse_keeping_scored()
     root = world if world is not None else Path(record.world_path)
-    benchmark = _opened(root, execution, record.verifier_mode)
+    benchmark = _opened(root, execution, record.verifier_mode, kept)
     planned = resume_plan(records, benchmark, record)
     executor = execution.executor(len(planned))
     with _progress(len(planned), quiet) as advance:
@@ -118,6 +128,14 @@ def resumed(
             on_result=advance,
             results=False,
         )
+
+
+def _refuse_keeping_scored() -> None:
+    """A scored run shows no verifier output (holdout tasks always score): none is kept either."""
+    raise UsageError(
+        "--keep-artifacts: a scored run (--scored, or a holdout task chosen) keeps its verifier "
+        "output hidden; run without it"
+    )
 
 
 def _progress(total: int, quiet: bool) -> AbstractContextManager[Callable[[Any], None]]:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay.errors import SpecError
+from assay.runs.kept import keep_trials
 from assay.spec.files import shown
 from assay.spec.load import queries
 from assay.spec.task import TaskSpec
@@ -43,14 +44,18 @@ def open_benchmark(
     build: bool = True,
     world_db: str | None = None,
     verifier_mode: VerifierChoice = "task",
+    keep_artifacts: str | Path | None = None,
 ) -> Benchmark:
     """Load a world and its verifiers; with `build`, make its snapshot now so data errors show early,
     and prove every check's names against it (SpecError naming the task file and the check).
 
     `world_db` runs the world on that PostgreSQL server, `verifier_mode` separate verifies every
-    container-format task in a fresh sandbox (see `load_world`).
+    container-format task in a fresh sandbox (see `load_world`), `keep_artifacts` keeps each of
+    their task runs' trial folder in that directory (`assay.runs.kept`).
     """
     world = load_world(path, world_db, verifier_mode)
+    if keep_artifacts is not None:
+        keep_trials(world, Path(keep_artifacts))
     verifiers = collect_verifiers(world)
     if build:
         prove_names(world)

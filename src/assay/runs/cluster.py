@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assay.errors import UsageError
-from assay.runs.benchmark import Benchmark, open_benchmark
+from assay.runs.benchmark import Benchmark
 from assay.runs.execute import STOP_SIGNALS, OnResult, OnStart, Stop, run_planned, stopping
 from assay.runs.plan import PlannedRun
 from assay.runs.pool import QUIT_S, WorkerFailure, WorkerSetup, portable
@@ -59,9 +59,7 @@ class TaskRunActor:
         self.failure: Exception | None = None
         self.make_agent = None
         try:
-            self.benchmark = open_benchmark(
-                setup.world, world_db=setup.world_db, verifier_mode=setup.verifier_mode
-            )
+            self.benchmark = setup.open()
             # a class agent's process is started here, once, and lives as long as the actor
             self.make_agent = agent_factory(setup.agent, action_timeout_s=setup.action_timeout_s)
         except Exception as error:

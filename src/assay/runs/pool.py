@@ -35,6 +35,7 @@ from assay.runs.execute import (
     run_planned,
     stopping,
 )
+from assay.runs.kept import kept_folder
 from assay.runs.plan import PlannedRun
 from assay.score.result import TaskRunResult
 from assay.taskrun.agents.isolated import DEFAULT_ACTION_TIMEOUT_S
@@ -58,10 +59,12 @@ class WorkerSetup:
     action_timeout_s: float = DEFAULT_ACTION_TIMEOUT_S
     concurrency: int = 1
     verifier_mode: VerifierChoice = "task"  # the run's choice, the world loaded again with it
+    keep_artifacts: str | None = None  # where its task runs keep their trial folders
 
     @classmethod
     def of(cls, world: Any, agent: str, action_timeout_s: float, concurrency: int) -> WorkerSetup:
         """How a worker loads `world` (a live World) again to run `agent`'s task runs."""
+        kept = kept_folder(world)
         return cls(
             str(world.root),
             world.world_db,
@@ -69,6 +72,16 @@ class WorkerSetup:
             action_timeout_s,
             concurrency,
             world.verifier_mode,
+            None if kept is None else str(kept),
+        )
+
+    def open(self) -> Benchmark:
+        """The world loaded again in a worker, as the run loaded it."""
+        return open_benchmark(
+            self.world,
+            world_db=self.world_db,
+            verifier_mode=self.verifier_mode,
+            keep_artifacts=self.keep_artifacts,
         )
 
 
@@ -81,9 +94,7 @@ def _serve(setup: WorkerSetup, channel: Connection) -> None:
     if parent is not None:
         threading.Thread(target=_end_with, args=(parent.sentinel,), daemon=True).start()
     try:
-        benchmark = open_benchmark(
-            setup.world, world_db=setup.world_db, verifier_mode=setup.verifier_mode
-        )
+        benchmark = setup.open()
         # a class agent's process is started here, once, and lives as long as the worker
         make_agent = agent_factory(setup.agent, action_timeout_s=setup.action_timeout_s)
     except Exception as error:

@@ -8,6 +8,7 @@ import time
 from assay.errors import AssayError
 from assay.runs.benchmark import Benchmark
 from assay.runs.grade import grade, world_failed
+from assay.runs.kept import keep_task_run, kept_folder
 from assay.score.result import TaskRunResult
 from assay.spec.task import TaskSpec
 from assay.taskrun.agents.base import Agent
@@ -46,6 +47,9 @@ def run_task(
             agent=agent_name,
             started=started,
         )
+        kept = kept_folder(benchmark.world)
+        if kept is not None:  # the sandbox's files go with the trial's close
+            keep_task_run(kept, session.live.trial, result)
         return with_model_usage(result, agent)
     finally:
         session.live.close()

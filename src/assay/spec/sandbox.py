@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assay.errors import SpecError
+from assay.spec.compose import ComposeMain, read_compose
 from assay.spec.files import parse_model, read_text, read_toml, shown
 from assay.spec.layout import is_task_dir
 from assay.spec.sandbox_config import (
@@ -66,6 +67,7 @@ class SandboxTask:
     pre_artifacts: Path | None = None
     dockerfile: Path | None = None
     compose: Path | None = None
+    compose_main: ComposeMain | None = None  # what a main-only compose file adds, read once
     tests_dockerfile: Path | None = None
     solution_dir: Path | None = None
     tests_dir: Path | None = None
@@ -78,8 +80,18 @@ class SandboxTask:
 
     def unsupported(self) -> list[str]:
         """The config's unsupported reasons, plus a docker-compose file's."""
-        compose = ["unsupported_environment:compose"] if self.compose is not None else []
-        return self.config.unsupported() + compose
+        return self.config.unsupported() + self._compose_unsupported()
+
+    def _compose_unsupported(self) -> list[str]:
+        if self.compose is None or self.compose_main is None:
+            return []
+        if self.compose_main.unsupported is not None:
+            return [self.compose_main.unsupported]
+        if self.dockerfile is None:
+            return [
+                "unsupported_environment:compose(services.main is built from a Dockerfile the environment lacks)"
+            ]
+        return []
 
 
 def read_task_config(path: Path) -> TaskConfig:
@@ -105,6 +117,9 @@ def read_sandbox_task(root: Path) -> SandboxTask:
     if config.environment.os == "linux" and not multi_step:
         _require_test_script(root / "tests" / "test.sh")
     environment_dir = _directory(root / "environment")
+    compose = _file(root / "environment" / "docker-compose.yaml") or _file(
+        root / "environment" / "docker-compose.yml"
+    )
     return SandboxTask(
         id=root.name,
         root=root,
@@ -114,8 +129,8 @@ def read_sandbox_task(root: Path) -> SandboxTask:
         test_script=test_script,
         pre_artifacts=_file(root / "pre_artifacts.sh"),
         dockerfile=_file(root / "environment" / "Dockerfile"),
-        compose=_file(root / "environment" / "docker-compose.yaml")
-        or _file(root / "environment" / "docker-compose.yml"),
+        compose=compose,
+        compose_main=read_compose(compose) if compose is not None else None,
         tests_dockerfile=_file(root / "tests" / "Dockerfile"),
         solution_dir=_directory(root / "solution"),
         tests_dir=_directory(root / "tests"),

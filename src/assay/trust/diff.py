@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 LONGEST = 80
+CONTEXT = 24  # characters shown before the first difference of two long values
 EMPTY = (0, None, False, [], {}, "")  # 0 == 0.0 == False: one test covers them all
 
 
@@ -55,9 +56,36 @@ def _changes(path: str, old: Any, new: Any) -> list[str]:
         return lines
     if old == new:
         return []
-    return [f"{path or 'value'}: {shown(old)} → {shown(new)}"]
+    return [f"{path or 'value'}: {shown_pair(old, new)}"]
 
 
 def shown(value: Any) -> str:
-    text = json.dumps(value, sort_keys=True, default=str, ensure_ascii=False)
+    text = _text(value)
     return text if len(text) <= LONGEST else text[: LONGEST - 1] + "…"
+
+
+def shown_pair(old: Any, new: Any) -> str:
+    """`old → new`; two long values are shown from a little before where they first differ, so
+    that what differs is seen, not a prefix they share."""
+    before, after = _text(old), _text(new)
+    if max(len(before), len(after)) <= LONGEST:
+        return f"{before} → {after}"
+    at = next(
+        (i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b),
+        min(len(before), len(after)),
+    )
+    start = max(at - CONTEXT, 0)
+    where = f" (first difference at character {at})" if start else ""
+    return f"{_window(before, start)} → {_window(after, start)}{where}"
+
+
+def _window(text: str, start: int) -> str:
+    """`LONGEST` characters of `text` from `start`, an ellipsis where any are left out."""
+    shown_part = text[start : start + LONGEST - 1]
+    head = "…" if start else ""
+    tail = "…" if start + LONGEST - 1 < len(text) else ""
+    return head + shown_part + tail
+
+
+def _text(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str, ensure_ascii=False)

@@ -23,6 +23,8 @@ ASSAY_SIDE = frozenset(
         "environment_build_failed",
         "verifier_build_failed",
         "healthcheck_failed",
+        "unsupported_instruction",  # the image could be built only in part
+        "verifier_tooling_unsupported",  # assay's own tool refused what the test asked
     }
 )
 

@@ -4,6 +4,7 @@ files give the task run's status, rewards and primary reward (SPEC §2), and a f
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from assay.spec.checks import ScriptCheck
@@ -13,6 +14,21 @@ from assay.verify.model import CheckRun
 from assay.verify.rewards import RewardReading, read_rewards
 
 NOT_IN_SANDBOX = "a script check runs only in a container-format task (task.toml + tests/test.sh)"
+LONGEST_LINE = 160
+# The evidence that decides the outcome: what a replay and a baseline compare. The rest (the
+# test's output, its exit code, the sandbox's notes, the artifacts) describes the run.
+GRADED_EVIDENCE = (
+    "status",
+    "rewards",
+    "primary",
+    "source",
+    "reason",
+    "pass_threshold",
+    "agent_acted",
+    "failure_side",
+)
+# Terminal colour and cursor sequences, and other control characters, kept out of a shown line.
+CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def run_script_check(check: ScriptCheck, context: VerifyContext) -> CheckRun:
@@ -73,3 +89,15 @@ def _details(reading: RewardReading, threshold: float, blame: Blame) -> str:
         return f"SCORED with no primary reward (metrics: {names}); not scored as pass or fail"
     relation = "reaches" if reading.primary >= threshold else "is below"
     return f"primary reward {reading.primary:g} {relation} the pass threshold {threshold:g}"
+
+
+def verifier_last_line(check: CheckRun) -> str | None:
+    """The last line the test script printed that is not blank, cut to one readable line, when
+    the script check failed; None when it passed, printed nothing, or its evidence is withheld."""
+    if check.kind != "script" or check.passed or not check.evidence:
+        return None
+    text = CONTROL.sub("", str(check.evidence.get("test_stdout_tail") or ""))
+    line = next((line.strip() for line in reversed(text.splitlines()) if line.strip()), None)
+    if line is None:
+        return None
+    return line if len(line) <= LONGEST_LINE else line[: LONGEST_LINE - 1] + "…"

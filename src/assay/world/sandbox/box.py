@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -165,17 +165,56 @@ class Sandbox:
         duration = time.monotonic() - started
         return ExecResult(stdout, stderr, reply["exit_code"], reply["timed_out"], duration)
 
-    def put(self, source: Path, target: str, *, owner: str | None = None) -> None:
+    def put(
+        self,
+        source: Path,
+        target: str,
+        *,
+        owner: str | None = None,
+        chmod: str | None = None,
+        skip: Collection[Path] = (),
+    ) -> None:
         """Copy a host file or a directory's contents to absolute path `target` inside (made if
-        missing); `owner` chowns what was copied (user or user:group, resolved inside)."""
+        missing); `owner` chowns what was copied (user or user:group, resolved inside), `chmod`
+        (octal) is its mode, and the host paths in `skip` are left out with what is under them."""
         holder = self._require_alive()
         if not target.startswith("/"):
             raise SandboxError(f"put target must be an absolute path, not {target!r}")
         if not source.exists():
             raise SandboxError(f"put source {source} does not exist")
-        failure = transfer.put(holder, source, target, owner)
+        failure = transfer.put(holder, source, target, owner, chmod, skip)
         if failure:
             raise SandboxError(f"put {source} to {target} failed: {failure}")
+
+    def put_archive(self, archive: Path, target: str, *, owner: str | None = None) -> None:
+        """Unpack a host tar archive (plain, gzip, bzip2 or xz) into directory `target` inside."""
+        failure = transfer.put_archive(self._require_alive(), archive, target, owner)
+        if failure:
+            raise SandboxError(f"unpack {archive} into {target} failed: {failure}")
+
+    def glob(self, pattern: str) -> list[tuple[str, str, bool]]:
+        """What an absolute pattern matches inside: (path, path with links followed, is a
+        directory) each, sorted; a path without `*?[` matches itself when it exists."""
+        holder = self._require_alive()
+        try:
+            reply = holder.request({"op": "glob", "pattern": pattern}, timeout_s=120)
+        except holders.HolderFailed as error:
+            raise SandboxError(f"glob {pattern} failed: {error}") from None
+        if "error" in reply:
+            raise SandboxError(f"glob {pattern} failed: {reply['error']}")
+        return [(path, real, is_dir) for path, real, is_dir in reply["matches"]]
+
+    def copy_to(
+        self, path: str, other: Sandbox, into: str, arcname: str, **options: str | None
+    ) -> None:
+        """Copy `path` into directory `into` of `other` as `arcname` (`.`: a directory's
+        contents), owners and modes kept unless options give an `owner` or a `chmod`."""
+        chosen = {name: value for name, value in options.items() if value is not None}
+        failure = transfer.relay(
+            self._require_alive(), path, arcname, other._require_alive(), into, chosen
+        )
+        if failure:
+            raise SandboxError(f"copy {path} to {into} failed: {failure}")
 
     def get(self, path: str, target: Path) -> bool:
         """Copy absolute `path` (file or directory) out to host `target`; False when it is missing.

@@ -1,26 +1,28 @@
 """The environment's Dockerfile run once into a cached layer that every task run stacks on its base
-root, as an image's layers are reused; a task run writes only its own layer above it."""
+root, as an image's layers are reused; a task run writes only its own layer above it. The stages
+it copies from are built first, each over its own base root into a cached layer of its own."""
 
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from assay.world.sandbox.box import ExecResult, Sandbox, SandboxError
-from assay.world.sandbox.dockerfile import BuildPlan, CopyStep, RunStep, WorkdirStep
+from assay.world.sandbox.box import Sandbox, SandboxError
+from assay.world.sandbox.buildsteps import BuildFailed, StageRoots, run_steps
+from assay.world.sandbox.dockerfile import BuildPlan
 from assay.world.sandbox.host import sandbox_root
 from assay.world.snapshot import cache_dir
 
+__all__ = ["BaseFor", "BuildFailed", "cached_layer", "layers_dir"]
+
 DONE = ".done"
-
-
-class BuildFailed(Exception):
-    """A build step failed; str() is the reason the task run cannot start."""
+BaseFor = Callable[[str | None], Path]  # the base root a stage's FROM image is built over
 
 
 def layers_dir() -> Path:
@@ -28,9 +30,29 @@ def layers_dir() -> Path:
     return (cache_dir() / "layers").resolve()
 
 
-def cached_layer(plan: BuildPlan, key: str, *, base: Path, timeout_s: float) -> Path:
+def cached_layer(
+    plan: BuildPlan, key: str, *, base: Path, timeout_s: float, base_for: BaseFor | None = None
+) -> Path:
     """The layer of `plan` over `base`, built now unless an earlier build left it (BuildFailed if a
-    step fails); the key names the base root too, since a layer means nothing over another."""
+    step fails); the key names the base root too, since a layer means nothing over another.
+
+    base_for: the base root of each stage copied from, by its image; the same `base` when None.
+    """
+    chosen = base_for or (lambda image: base)
+    stage_bases = {name: chosen(stage.base_image) for name, stage in plan.stages.items()}
+    # What the layer holds depends on the stages' roots and the host files it took too.
+    extra = sorted(root.name for root in stage_bases.values()) + plan.inputs
+    suffix = "-" + hashlib.sha256("\0".join(extra).encode()).hexdigest()[:16] if extra else ""
+    built: dict[str, tuple[Path, Path]] = {}
+    for name, stage in plan.stages.items():
+        layer = _layer(stage, f"{key}{suffix}-stage{name}", stage_bases[name], timeout_s, built)
+        built[name] = (stage_bases[name], layer)
+    return _layer(plan, f"{key}{suffix}", base, timeout_s, built)
+
+
+def _layer(
+    plan: BuildPlan, key: str, base: Path, timeout_s: float, stages: dict[str, tuple[Path, Path]]
+) -> Path:
     folder = layers_dir()
     folder.mkdir(parents=True, exist_ok=True)
     key = f"{base.name}-{key}"
@@ -44,55 +66,17 @@ def cached_layer(plan: BuildPlan, key: str, *, base: Path, timeout_s: float) -> 
         home.chmod(0o711)  # the build sandbox's keeper, an unprivileged uid, walks into it
         try:
             try:
-                box = Sandbox.start(home, base=base, workdir="/", network="public")
+                box = Sandbox.start(home / "box", base=base, workdir="/", network="public")
             except SandboxError as error:
                 raise BuildFailed(f"environment_build_failed: {error}") from None
-            with box:
-                run_steps(box, plan, timeout_s)
+            with box, StageRoots(stages, home) as roots:
+                run_steps(box, plan, timeout_s, roots)
             shutil.rmtree(layer, ignore_errors=True)
-            os.rename(home / "layer" / "upper", layer)
+            os.rename(home / "box" / "layer" / "upper", layer)
             (folder / f"{key}{DONE}").touch()
         finally:
             shutil.rmtree(home, ignore_errors=True)
     return layer
-
-
-def run_steps(box: Sandbox, plan: BuildPlan, timeout_s: float) -> None:
-    """Carry out the plan's WORKDIR, COPY and RUN steps in order, as root, with the network."""
-    for step in plan.steps:
-        if isinstance(step, WorkdirStep):
-            _check(box.exec(f"mkdir -p {_quoted(step.path)}", timeout_s=timeout_s), "WORKDIR")
-        elif isinstance(step, CopyStep):
-            _copy(box, step)
-        elif isinstance(step, RunStep):
-            result = box.exec(
-                step.command,
-                timeout_s=timeout_s,
-                user=step.user,
-                env=step.env,
-                cwd=step.workdir,
-            )
-            _check(result, f"RUN {step.command[:80]}")
-
-
-def _copy(box: Sandbox, step: CopyStep) -> None:
-    try:
-        for source, target in step.items:
-            box.put(source, target, owner=step.owner)
-    except SandboxError as error:
-        raise BuildFailed(f"environment_build_failed: COPY: {error}") from None
-
-
-def _check(result: ExecResult, what: str) -> None:
-    if result.timed_out:
-        raise BuildFailed(f"environment_build_failed: {what} ran past build_timeout_sec")
-    if result.exit_code != 0:
-        tail = result.stderr.decode(errors="replace").strip()[-300:]
-        raise BuildFailed(f"environment_build_failed: {what} exited {result.exit_code}: {tail}")
-
-
-def _quoted(path: str) -> str:
-    return "'" + path.replace("'", "'\\''") + "'"
 
 
 @contextmanager

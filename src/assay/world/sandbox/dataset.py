@@ -37,9 +37,10 @@ class SandboxTasks:
     root: Path
     tasks: dict[str, SandboxTask]
     notes: list[str] = field(default_factory=list)
+    keep: Path | None = None  # where each task run's trial folder is kept (--keep-artifacts)
 
     def trial(self, task_id: str) -> Trial:
-        return Trial(self.tasks[task_id])
+        return Trial(self.tasks[task_id], keep_logs=self.keep is not None)
 
 
 def load_sandbox_world(
@@ -108,12 +109,15 @@ def task_spec(task: SandboxTask, pass_threshold: float | None = None) -> TaskSpe
     check = ScriptCheck(name="the test script's reward", kind="script", pass_threshold=threshold)
     time_limit = config.agent.timeout_sec or DEFAULT_AGENT_TIMEOUT_S
     solution = None
-    if task.solve_script is not None:
-        command = oracle_command(task)
-        timeout = min(time_limit, MAX_EXEC_TIMEOUT_S)
+    timeout = min(time_limit, MAX_EXEC_TIMEOUT_S)
+    commands = [oracle_command(task, folder) for folder in solution_dirs(task)]
+    if commands:
         solution = Solution(
             steps=[
-                Step(call=EXEC.name, args={"command": command, "timeout_s": timeout}),
+                *(
+                    Step(call=EXEC.name, args={"command": c, "timeout_s": timeout})
+                    for c in commands
+                ),
                 Step(finish=""),
             ]
         )
@@ -130,12 +134,28 @@ def task_spec(task: SandboxTask, pass_threshold: float | None = None) -> TaskSpe
     )
 
 
-def oracle_command(task: SandboxTask) -> str:
-    """A shell command that unpacks `solution/` into /solution and runs solve.sh, logging to
-    /logs/agent/oracle.txt: the oracle knows the answer and acts through exec like any agent."""
+def solution_dirs(task: SandboxTask) -> list[Path]:
+    """The folders the oracle runs, in order: `solution/` when it holds the solve script; for a
+    multi-step task, each step's `steps/<name>/solution/` that has one, in `[[steps]]` order.
+
+    A multi-step task is refused before any agent acts (`unsupported_environment:steps`), so its
+    oracle never runs; it has one all the same, so that `--agent oracle` does not refuse the whole
+    benchmark run for it, and the task run says why it is not scored, as the noop agent's does.
+    """
+    if task.solve_script is not None and task.solution_dir is not None:
+        return [task.solution_dir]
+    names = [step.get("name") for step in task.config.steps or [] if isinstance(step, dict)]
+    folders = [task.root / "steps" / name / "solution" for name in names if isinstance(name, str)]
+    return [folder for folder in folders if (folder / "solve.sh").is_file()]
+
+
+def oracle_command(task: SandboxTask, folder: Path | None = None) -> str:
+    """A shell command that unpacks `folder` (the task's `solution/` by default) into /solution
+    and runs solve.sh, logging to /logs/agent/oracle.txt: the oracle knows the answer and acts
+    through exec like any agent."""
     packed = io.BytesIO()
     with tarfile.open(fileobj=packed, mode="w:gz") as archive:
-        archive.add(task.solution_dir, arcname=".")
+        archive.add(folder or task.solution_dir, arcname=".")
     payload = base64.b64encode(packed.getvalue()).decode()
     env = {"DEBIAN_FRONTEND": "noninteractive", **task.config.solution.env}
     exports = " ".join(f"{name}={shlex.quote(value)}" for name, value in env.items())

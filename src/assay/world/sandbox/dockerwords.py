@@ -30,6 +30,24 @@ def substituted(text: str, variables: Mapping[str, str], escape: str = "\\") -> 
     return found[0] if found else ""
 
 
+def heredoc_text(text: str, variables: Mapping[str, str], escape: str = "\\") -> str:
+    """A heredoc's body with `$VAR` and `${VAR}` expanded, as a shell expands an unquoted heredoc:
+    the escape character keeps a `$` or itself literal, and stays before anything else."""
+    out: list[str] = []
+    lexer = _Lexer(text, variables, escape, split=False, quotes=False)
+    while lexer.at < len(text):
+        char = text[lexer.at]
+        if char == escape and text[lexer.at + 1 : lexer.at + 2] in ("$", escape):
+            out.append(text[lexer.at + 1])
+            lexer.at += 2
+        elif char == "$":
+            out.append(lexer._variable())
+        else:
+            out.append(char)
+            lexer.at += 1
+    return "".join(out)
+
+
 class _Lexer:
     def __init__(
         self, text: str, variables: Mapping[str, str], escape: str, *, split: bool, quotes: bool

@@ -67,6 +67,30 @@ def contains(path: Path, text: bytes, *, base: Path | None = None) -> bool:
     return False
 
 
+def line_starting(
+    path: Path, prefix: bytes, *, base: Path | None = None, longest: int = 1000
+) -> str | None:
+    """The first line of a regular file that starts with `prefix`, as text cut to `longest`
+    characters and without its line end; None when no line does (or the file cannot be read)."""
+    try:
+        with _regular(path, base) as fd:
+            if fd is None:
+                return None
+            pending = b""
+            while block := os.read(fd, BLOCK):
+                *lines, pending = (pending + block).split(b"\n")
+                found = next((line for line in lines if line.startswith(prefix)), None)
+                if found is not None:
+                    return found[: longest * 4].decode(errors="replace").rstrip("\r")[:longest]
+                # a line longer than a block keeps only what can still be shown of it
+                pending = pending[: max(len(prefix), longest * 4)]
+    except OSError:
+        return None
+    if pending.startswith(prefix):
+        return pending.decode(errors="replace").rstrip("\r")[:longest]
+    return None
+
+
 def copy_tree(source: Path, target: Path, *, limit_bytes: int) -> list[str]:
     """Copy directories and regular files from `source` into `target`, links made again as links
     (never followed), FIFOs, devices and sockets skipped; past `limit_bytes` in all, files are

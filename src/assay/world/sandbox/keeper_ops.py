@@ -3,10 +3,13 @@ sandbox's restrictions, copy files in or out, remove a path (stdlib only; see ke
 
 from __future__ import annotations
 
+import bz2  # noqa: F401  (tarfile's stream codecs, loaded before the root changes)
 import contextlib
 import ctypes
 import errno
+import glob
 import json
+import lzma  # noqa: F401
 import os
 import resource
 import select
@@ -16,6 +19,7 @@ import socket
 import stat
 import tarfile
 import time
+import zlib  # noqa: F401
 
 import identity  # a sibling module, stdlib only
 
@@ -196,19 +200,26 @@ def _put_file(request: dict, fds: list[int], config: dict) -> dict:
     with os.fdopen(source, "rb") as data, open(target, "wb") as copy:
         shutil.copyfileobj(data, copy, COPY_BLOCK)
     _own(target, _owner(request))
-    os.chmod(target, int(request["mode"], 8))
+    os.chmod(target, int(request.get("chmod") or request["mode"], 8))
     return {"done": True}
 
 
 def _put_tree(request: dict, fds: list[int], config: dict) -> dict:
-    """A tar stream unpacked into `target`: links stay links, existing directories keep theirs."""
+    """A tar stream (plain or gzip, bzip2, xz compressed) unpacked into `target`: links stay
+    links, existing directories keep theirs. `chmod` is every member's mode; `keep_owners` keeps
+    the members' own uid and gid where no `owner` is given (a copy between sandboxes, an archive)."""
     (source,) = fds
     target = request["target"]
     os.makedirs(target, exist_ok=True)
     owner = _owner(request)  # looked up once, not for every file of the tree
-    with os.fdopen(source, "rb") as data, tarfile.open(fileobj=data, mode="r|") as archive:
+    chmod = int(request["chmod"], 8) if request.get("chmod") else None
+    keep = bool(request.get("keep_owners")) and owner is None
+    with os.fdopen(source, "rb") as data, tarfile.open(fileobj=data, mode="r|*") as archive:
         for member in archive:
-            _unpack(archive, member, target, owner)
+            if chmod is not None:
+                member.mode = chmod
+            member_owner = identity.Identity(member.uid, member.gid, "/", False) if keep else owner
+            _unpack(archive, member, target, member_owner)
     return {"done": True}
 
 
@@ -229,6 +240,7 @@ def _unpack(
         return
     if os.path.lexists(path) and not os.path.isdir(path):
         os.unlink(path)
+    os.makedirs(os.path.dirname(path), exist_ok=True)  # an archive may list no directories
     if member.issym():
         os.symlink(member.linkname, path)
     elif member.islnk():
@@ -253,25 +265,40 @@ def _own(path: str, owner: identity.Identity | None) -> None:
 
 
 def _get(request: dict, fds: list[int], config: dict) -> dict:
-    """`path` (a file or a tree, never followed through a link) as a tar stream on fds[0]."""
+    """`path` (a file or a tree, never followed through a link) as a tar stream on fds[0], its top
+    entry named `arcname` (default: its own name); `owners` keeps the entries' uid and gid."""
     (sink,) = fds
     path = request["path"]
     with os.fdopen(sink, "wb") as stream:
         if not os.path.lexists(path):
             return {"found": False}
-        base = os.path.basename(path.rstrip("/")) or "."
+        base = request.get("arcname") or os.path.basename(path.rstrip("/")) or "."
+        keep = bool(request.get("owners"))
         with tarfile.open(fileobj=stream, mode="w|", format=tarfile.PAX_FORMAT) as archive:
-            archive.add(path, arcname=base, recursive=True, filter=_plain)
+            archive.add(path, arcname=base, recursive=True, filter=lambda m: _plain(m, keep))
     return {"found": True}
 
 
-def _plain(member: tarfile.TarInfo) -> tarfile.TarInfo | None:
-    """Regular files, directories and links only; no owners carried out."""
+def _plain(member: tarfile.TarInfo, keep_owners: bool = False) -> tarfile.TarInfo | None:
+    """Regular files, directories and links only; no owners carried out unless asked."""
     if not (member.isfile() or member.isdir() or member.issym() or member.islnk()):
         return None
-    member.uid = member.gid = 0
+    if not keep_owners:
+        member.uid = member.gid = 0
     member.uname = member.gname = ""
     return member
+
+
+def _glob(request: dict, fds: list[int], config: dict) -> dict:
+    """The paths a pattern (Go's filepath.Match rules are glob's, for what Dockerfiles use)
+    matches, each as [as matched, with links followed, is a directory]; a plain path matches
+    itself when it exists."""
+    pattern = request["pattern"]
+    if any(char in pattern for char in "*?["):
+        found = sorted(glob.glob(pattern, include_hidden=True))
+    else:
+        found = [pattern] if os.path.exists(pattern) else []
+    return {"matches": [[path, os.path.realpath(path), os.path.isdir(path)] for path in found]}
 
 
 def _remove(request: dict, fds: list[int], config: dict) -> dict:
@@ -296,6 +323,7 @@ OPS = {
     "put_file": _put_file,
     "put_tree": _put_tree,
     "get": _get,
+    "glob": _glob,
     "remove": _remove,
     "ping": _ping,
 }

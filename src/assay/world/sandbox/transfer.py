@@ -8,6 +8,7 @@ import shutil
 import tarfile
 import tempfile
 import threading
+from collections.abc import Collection
 from pathlib import Path
 
 from assay.world.sandbox.holder import Holder, HolderFailed
@@ -16,19 +17,80 @@ COPY_TIMEOUT_S = 600.0
 MAX_GET_BYTES = 1 << 30  # what one get may bring out of a sandbox
 
 
-def put(holder: Holder, source: Path, target: str, owner: str | None) -> str | None:
-    """Copy `source` (file, or a directory's contents) to `target` inside; an error line, or None."""
+def put(
+    holder: Holder,
+    source: Path,
+    target: str,
+    owner: str | None,
+    chmod: str | None = None,
+    skip: Collection[Path] = (),
+) -> str | None:
+    """Copy `source` (file, or a directory's contents less the paths in `skip`, each with what is
+    under it) to `target` inside, chmod (octal) being every copied entry's mode; an error line,
+    or None."""
     if source.is_dir():
-        return _put_tree(holder, source, target, owner)
+        return _put_tree(holder, source, target, owner, chmod, skip)
     mode = f"{source.stat().st_mode & 0o7777:o}"
     with source.open("rb") as data:
         message = {"op": "put_file", "target": target, "name": source.name, "mode": mode}
-        return _ask(holder, {**message, "owner": owner}, [data.fileno()])
+        return _ask(holder, {**message, "owner": owner, "chmod": chmod}, [data.fileno()])
 
 
-def _put_tree(holder: Holder, source: Path, target: str, owner: str | None) -> str | None:
+def put_archive(holder: Holder, archive: Path, target: str, owner: str | None) -> str | None:
+    """Unpack a tar archive (plain or compressed) into `target` inside, as `tar -x` as root does:
+    the members' owners kept unless `owner` is given."""
+    message = {"op": "put_tree", "target": target, "owner": owner, "keep_owners": True}
+    with archive.open("rb") as data:
+        return _ask(holder, message, [data.fileno()])
+
+
+def relay(
+    source: Holder, path: str, arcname: str, target: Holder, into: str, options: dict
+) -> str | None:
+    """Copy `path` of one sandbox into directory `into` of another as `arcname` (`.` for a
+    directory's contents), owners kept unless options name an `owner`; an error line, or None.
+    The tar stream goes from one keeper to the other and never through the host's files."""
+    read_end, write_end = os.pipe()
+    answers: list[dict | str] = []
+
+    def ask() -> None:
+        message = {"op": "get", "path": path, "arcname": arcname, "owners": True}
+        try:
+            answers.append(source.request(message, [write_end], timeout_s=COPY_TIMEOUT_S))
+        except HolderFailed as error:
+            answers.append(str(error))
+        finally:
+            os.close(write_end)
+
+    asker = threading.Thread(target=ask, daemon=True)
+    asker.start()
+    try:
+        message = {"op": "put_tree", "target": into, "keep_owners": True, **options}
+        answer = _ask(target, message, [read_end])
+    finally:
+        os.close(read_end)
+        asker.join()
+    got = answers[0] if answers else "no answer"
+    if isinstance(got, str):
+        return got
+    if "error" in got:
+        return str(got["error"])
+    if not got.get("found"):
+        return f"{path} is not there"
+    return answer
+
+
+def _put_tree(
+    holder: Holder,
+    source: Path,
+    target: str,
+    owner: str | None,
+    chmod: str | None,
+    skip: Collection[Path],
+) -> str | None:
     read_end, write_end = os.pipe()
     failures: list[str] = []
+    left_out = frozenset(skip)
 
     def pack() -> None:
         try:
@@ -36,18 +98,33 @@ def _put_tree(holder: Holder, source: Path, target: str, owner: str | None) -> s
                 os.fdopen(write_end, "wb") as stream,
                 tarfile.open(fileobj=stream, mode="w|", format=tarfile.PAX_FORMAT) as archive,
             ):
-                archive.add(str(source), arcname=".", recursive=True)
+                if left_out:
+                    _add_kept(archive, source, left_out)
+                else:
+                    archive.add(str(source), arcname=".", recursive=True)
         except (OSError, tarfile.TarError) as error:
             failures.append(str(error))
 
     packer = threading.Thread(target=pack, daemon=True)
     packer.start()
+    message = {"op": "put_tree", "target": target, "owner": owner, "chmod": chmod}
     try:
-        answer = _ask(holder, {"op": "put_tree", "target": target, "owner": owner}, [read_end])
+        answer = _ask(holder, message, [read_end])
     finally:
         os.close(read_end)
         packer.join()
     return answer or (failures[0] if failures else None)
+
+
+def _add_kept(archive: tarfile.TarFile, source: Path, left_out: frozenset[Path]) -> None:
+    """The tree under `source`, less each path of `left_out` with what is under it."""
+    archive.add(str(source), arcname=".", recursive=False)
+    for directory, subdirectories, files in os.walk(source):
+        subdirectories[:] = sorted(n for n in subdirectories if Path(directory, n) not in left_out)
+        for name in subdirectories + sorted(files):
+            path = Path(directory, name)
+            if path not in left_out:
+                archive.add(str(path), arcname=f"./{path.relative_to(source)}", recursive=False)
 
 
 def get(holder: Holder, path: str, target: Path) -> bool | str:

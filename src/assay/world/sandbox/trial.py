@@ -16,18 +16,21 @@ from assay.world.sandbox.box import Options, Sandbox, SandboxError, release_laye
 from assay.world.sandbox.build import BuildFailed, cached_layer
 from assay.world.sandbox.confine import ConfinementFailed, Limits, default_base
 from assay.world.sandbox.dockerfile import BuildPlan, build_key, plan_build
+from assay.world.sandbox.entrypoint import start_entrypoint
 from assay.world.sandbox.host import sandbox_available, sandbox_root
 from assay.world.sandbox.output import exec_output
 from assay.world.sandbox.verification import VerifierRun, verify
 
 DEFAULT_PIDS = 4096  # processes per sandbox when the task names none: a fork bomb stops there
+INCOMPLETE = "unsupported_instruction"  # the reason's first word when a plan is incomplete
 
 
 class Trial:
     """The sandbox phases of one task run; every sandbox is gone once `close` returns."""
 
-    def __init__(self, task: SandboxTask):
+    def __init__(self, task: SandboxTask, *, keep_logs: bool = False):
         self.task = task
+        self.keep_logs = keep_logs  # copy /logs/agent out too, for a trial folder kept on disk
         self.config = task.config
         self.base: Path | None = None
         self.agent_acted = False  # set at the agent's first command: a verifier failure is then its
@@ -36,6 +39,7 @@ class Trial:
         self.home: Path | None = None
         self.box: Sandbox | None = None
         self.plan: BuildPlan | None = None
+        self.verifier_plan: BuildPlan | None = None  # tests/Dockerfile's, in separate mode
         self.layer: Path | None = None
         self.env: dict[str, str] = {}
         self.verifier_env: dict[str, str] = {}
@@ -75,9 +79,24 @@ class Trial:
             self.plan = self._plan()
         except SpecError as error:
             return f"environment_build_failed: {error}"
-        self.env = {**(self.plan.env if self.plan else {}), **env}
+        try:
+            self.verifier_plan = self._verifier_plan()
+        except SpecError as error:
+            return f"verifier_build_failed: {error}"
+        incomplete = unbuilt(self.plan, "environment/Dockerfile")
+        incomplete += unbuilt(self.verifier_plan, "tests/Dockerfile")
+        if incomplete:  # a score over an image built in part is no score: refused before the agent
+            return f"{INCOMPLETE}: {'; '.join(incomplete)}"
+        compose = self.task.compose_main  # a compose file that restates the main service
+        compose_env = compose.env if compose else {}
+        self.env = {**(self.plan.env if self.plan else {}), **compose_env, **env}
         self.verifier_env = {**self.env, **judge}
-        self.workdir = self.config.environment.workdir or (self.plan and self.plan.workdir) or "/"
+        self.workdir = (
+            self.config.environment.workdir
+            or (compose and compose.workdir)
+            or (self.plan and self.plan.workdir)
+            or "/"
+        )
         return None
 
     def _plan(self) -> BuildPlan | None:
@@ -91,6 +110,14 @@ class Trial:
         plan = plan_build(dockerfile, self.task.environment_dir)
         self.notes.extend(plan.notes)
         return plan
+
+    def _verifier_plan(self) -> BuildPlan | None:
+        """tests/Dockerfile's plan, for a verifier in a fresh sandbox (planned before the agent
+        runs, so that a verifier image assay cannot build wastes no agent's time)."""
+        dockerfile = self.task.tests_dockerfile
+        if dockerfile is None or self.config.verifier_mode() != "separate":
+            return None
+        return plan_build(dockerfile, self.task.tests_dir)  # type: ignore[arg-type]
 
     def options(self, phase: str, *, workdir: str | None = None, **more: object) -> Options:
         """How a sandbox of this task run starts for `phase`: its network, its limits."""
@@ -127,6 +154,7 @@ class Trial:
             self.home / "agent", base=self.base, layers=self.layers, options=self.options("agent")
         )
         self.notes.extend(note for note in self.box.notes if note not in self.notes)
+        self.notes += start_entrypoint(self.box, self.plan, self.env)
         if self.task.dockerfile is None:
             self._upload_environment()
         self._make_solution_dir()
@@ -204,3 +232,11 @@ class Trial:
             for folder in (self.home / "agent", self.home / "verifier"):
                 release_layer(folder)
             shutil.rmtree(self.home, ignore_errors=True)
+
+
+def unbuilt(plan: BuildPlan | None, dockerfile: str) -> list[str]:
+    """What `plan` could not build that the image would have, each naming its Dockerfile."""
+    if plan is None:
+        return []
+    parts = (entry.removeprefix(f"{INCOMPLETE}:").strip() for entry in plan.incomplete)
+    return [f"{part} ({dockerfile})" for part in parts]

@@ -12,10 +12,12 @@ from assay.errors import SpecError
 from assay.world.sandbox.artifacts import collect_artifacts, restore_artifacts
 from assay.world.sandbox.box import Sandbox, SandboxError
 from assay.world.sandbox.build import BuildFailed, cached_layer
-from assay.world.sandbox.dockerfile import build_key, plan_build
-from assay.world.sandbox.hostfiles import contains
+from assay.world.sandbox.dockerfile import build_key
+from assay.world.sandbox.entrypoint import start_entrypoint
+from assay.world.sandbox.hostfiles import contains, line_starting
 from assay.world.sandbox.layout import Home
 from assay.world.sandbox.output import tail
+from assay.world.sandbox.trial_files import AGENT_LOGS
 
 if TYPE_CHECKING:
     from assay.world.sandbox.trial import Trial
@@ -25,6 +27,8 @@ PRIVATE = "/run/assay"  # a tmpfs of the sandbox's own, outside the agent's work
 # What the tool layer's uv says when it ran a Python other than the one asked for (the nearest the
 # sandbox has); docs/container-tasks.md, "Tools in the sandbox".
 PYTHON_SUBSTITUTED = b"[assay-tooling] python "
+# What assay's tools in the sandbox (uv, uvx) print, at a line's start, when they refuse a request.
+TOOLING_REFUSED = "[assay-tooling] refused:"
 TEST_COMMAND = "(/tests/test.sh) > /logs/verifier/test-stdout.txt 2>&1"
 
 
@@ -57,11 +61,13 @@ def verify(trial: Trial) -> VerifierRun:
         _collect_hooks(trial, box, run)
         run.artifacts = collect_artifacts(box, trial.config.artifacts, trial.home / "artifacts")
         box.get("/logs/artifacts", trial.home / "artifacts" / "logs")
+        if trial.keep_logs:  # before the agent's sandbox stops: its layer may go with it
+            box.get("/logs/agent", trial.home / AGENT_LOGS)
         # Nothing the agent started survives into the verifier: its sandbox stops here, and the
         # verifier gets a new one (over the same writable layer in shared mode).
         separate = trial.config.verifier_mode() == "separate"
         box.stop(keep_layer=not separate)
-        box = _verifier_box(trial, run) if separate else _shared_box(trial)
+        box = _verifier_box(trial, run) if separate else _shared_box(trial, run)
         if box is None:
             return run
         _run_tests(trial, box, run)
@@ -98,15 +104,18 @@ def _collect_hooks(trial: Trial, box: Sandbox, run: VerifierRun) -> None:
             run.notes.append(f"collect_failed:{index}:{result.exit_code}")
 
 
-def _shared_box(trial: Trial) -> Sandbox:
-    """A new sandbox over the agent's own writable layer, with the verifier's network."""
+def _shared_box(trial: Trial, run: VerifierRun) -> Sandbox:
+    """A new sandbox over the agent's own writable layer, with the verifier's network; the
+    image's ENTRYPOINT starts again in it, as the agent's processes are gone."""
     assert trial.home is not None and trial.base is not None
-    return Sandbox.start(
+    box = Sandbox.start(
         trial.home / "agent",
         base=trial.base,
         layers=trial.layers,
         options=trial.options("verifier", verifier=True, fresh_layer=False),
     )
+    run.notes += start_entrypoint(box, trial.plan, trial.env)
+    return box
 
 
 def _verifier_box(trial: Trial, run: VerifierRun) -> Sandbox | None:
@@ -115,9 +124,10 @@ def _verifier_box(trial: Trial, run: VerifierRun) -> Sandbox | None:
     layer = trial.layer
     tests_dockerfile = trial.task.tests_dockerfile
     workdir = trial.workdir
-    if tests_dockerfile is not None:
+    image = trial.plan
+    plan = trial.verifier_plan  # planned before the agent ran
+    if tests_dockerfile is not None and plan is not None:
         try:
-            plan = plan_build(tests_dockerfile, trial.task.tests_dir)
             key = build_key(tests_dockerfile, trial.task.tests_dir)
             layer = cached_layer(
                 plan, key, base=trial.base, timeout_s=trial.config.environment.build_timeout_sec
@@ -126,6 +136,7 @@ def _verifier_box(trial: Trial, run: VerifierRun) -> Sandbox | None:
             run.problem = f"verifier_build_failed: {failed}"
             return None
         workdir = plan.workdir or workdir
+        image = plan
     chosen = trial.config.verifier_environment()
     if chosen.workdir:
         workdir = chosen.workdir
@@ -135,6 +146,7 @@ def _verifier_box(trial: Trial, run: VerifierRun) -> Sandbox | None:
         layers=[layer] if layer else [],
         options=trial.options("verifier", workdir=workdir, verifier=True),
     )
+    run.notes += start_entrypoint(box, image, trial.env)
     restore_artifacts(box, trial.home / "artifacts")
     return box
 
@@ -165,3 +177,7 @@ def _run_tests(trial: Trial, box: Sandbox, run: VerifierRun) -> None:
         run.notes.append("python_substituted")
     if result.timed_out:
         run.problem = "verifier timeout"
+    elif refused := line_starting(verifier_logs / "test-stdout.txt", TOOLING_REFUSED.encode()):
+        # assay's own tool could not do what the test asked: whatever reward followed is no score
+        why = refused[len(TOOLING_REFUSED) :].strip() or "no reason given"
+        run.problem = f"verifier_tooling_unsupported: {why}"
