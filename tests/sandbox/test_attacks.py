@@ -161,8 +161,9 @@ def test_tests_the_agent_planted_are_replaced_before_the_verifier_runs(tmp_path:
 def test_a_pytest_module_or_conftest_in_the_working_dir_never_reaches_uvx_pytest(
     tmp_path: Path, planted: dict[str, str]
 ) -> None:
-    """The uvx stand-in runs assay's own interpreter and pytest as pytest's own script would:
-    neither a `pytest` module nor a conftest.py and ini file in the working directory reach it."""
+    """The real uvx runs pytest's own script, which puts its bin directory, not the working
+    directory, on sys.path; a conftest.py and ini file in the working directory are not above
+    /tests, so pytest reads neither (as in the format's own runner)."""
     task = make_task(
         tmp_path,
         "shadowed-pytest",

@@ -69,7 +69,11 @@ def test_stages_are_built_and_copied_from_by_dockers_rules(tmp_path: Path) -> No
 def test_the_uv_image_copies_the_real_uv(tmp_path: Path) -> None:
     pytest.importorskip("uv", reason="uv comes with assay's sandbox extra")
     dockerfile = "FROM debian:bookworm\nCOPY --from=ghcr.io/astral-sh/uv:latest /uv /uvx /bin/\n"
-    test_sh = reward_if("/bin/uv --version | grep -q '^uv '", "/bin/uvx --version >/dev/null")
+    test_sh = reward_if(
+        "/bin/uv --version | grep -q '^uv '",
+        "/bin/uvx --version >/dev/null",
+        "/bin/uv python find 3.13 >/dev/null",  # the tool layer's Python rule holds there too
+    )
     task = make_task(tmp_path, "uv-image", test_sh=test_sh, dockerfile=dockerfile)
     evidence = verified(task, agent="noop")
     assert "copy_from_image_mapped:ghcr.io/astral-sh/uv:latest" in evidence["notes"]

@@ -1,4 +1,4 @@
-"""The phases around the agent: healthcheck, hooks, artifacts, the shim note, the judge's key."""
+"""The phases around the agent: healthcheck, hooks, artifacts, the python note, the judge's key."""
 
 from __future__ import annotations
 
@@ -50,13 +50,13 @@ def test_the_judge_key_reaches_the_verifier_and_never_the_agent(
     assert result.outcome == "verified", result.error
 
 
-def test_hooks_artifacts_and_the_shim_are_recorded(tmp_path: Path) -> None:
+def test_hooks_artifacts_and_the_python_note_are_recorded(tmp_path: Path) -> None:
     hooks = run_one(EXAMPLES / "hooks-and-artifacts")
     evidence = script(hooks)
     assert hooks.outcome == "verified"
     assert "collect_failed:0:3" in evidence["notes"]  # the failing hook, which stopped nothing
-    shim = script(run_one(EXAMPLES / "hello-world"))
-    assert "uvx_shim" in shim["notes"] and shim["status"] == "SCORED"
+    hello = script(run_one(EXAMPLES / "hello-world"))  # uvx -p 3.13 on bookworm's 3.11
+    assert "python_substituted" in hello["notes"] and hello["status"] == "SCORED"
 
 
 def test_artifacts_are_listed_with_what_was_missing(tmp_path: Path) -> None:

@@ -15,11 +15,11 @@ import pytest
 
 from assay.world.sandbox import Sandbox
 from assay.world.sandbox.confine import Limits, default_base
-from assay.world.sandbox.host import interpreter_dirs
+from assay.world.sandbox.host import tool_dir
 from assay.world.sandbox.idmap import sandbox_ids
 from assay.world.sandbox.seccomp import ARCHES
 
-PYTHON = '"$ASSAY_HOST_PYTHON"'  # the base root has no python3; assay's interpreter is bound in
+PYTHON = "python3"  # the base root's own
 
 
 def run(box: Sandbox, command: str, timeout_s: float = 30) -> str:
@@ -163,7 +163,7 @@ def test_the_keepers_handlers_can_be_neither_traced_nor_opened(box: Sandbox) -> 
     assert found.split("\n")[0] == "refused", found
     assert "opened" not in found and "wrote through" not in found, found
     assert not (default_base() / mark).exists()
-    assert not any((path / mark).exists() for path in interpreter_dirs())
+    assert not (tool_dir() / mark).exists()
 
 
 def test_a_command_can_make_no_namespace_and_mount_nothing(box: Sandbox) -> None:
@@ -233,12 +233,10 @@ def test_the_sandboxs_root_is_not_the_hosts(box: Sandbox, host_marker: Path) -> 
     assert run(box, "ls -A /var/tmp") == ""
 
 
-def test_of_the_hosts_home_and_checkout_only_the_interpreters_dirs_are_inside(
-    box: Sandbox,
-) -> None:
-    """What a command finds under /root, /work, /home and /opt is the base root's own, or on the
-    way to the read-only directories of the interpreter assay binds in (and assay's tools)."""
-    bound = [*interpreter_dirs(), Path("/opt/assay")]
+def test_of_the_hosts_home_and_checkout_nothing_is_inside(box: Sandbox) -> None:
+    """What a command finds under /root, /work, /home and /opt is the base root's own, assay's
+    read-only tool layer, or what uv's installer leaves in a home (~/.local/bin)."""
+    bound = [Path("/opt/assay"), Path("/root/.local")]
     listed = run(box, "find /root /work /home /opt -maxdepth 4 2>/dev/null || true").split("\n")
     for line in filter(None, listed):
         path = Path(line)

@@ -23,6 +23,7 @@ from assay.world.sandbox.dockerfile import (
     plan_build,
 )
 from assay.world.sandbox.dockersteps import DOCKER_DEFAULT_PATH
+from assay.world.sandbox.host import tool_dir
 
 
 def plan(
@@ -180,13 +181,14 @@ def test_an_image_assay_cannot_stand_in_for_makes_the_plan_incomplete(tmp_path: 
     assert [type(step) for step in result.steps] == [RunStep]
 
 
-def test_the_uv_image_is_the_uv_binary_of_assays_own(tmp_path: Path) -> None:
-    uv = pytest.importorskip("uv", reason="uv comes with assay's sandbox extra")
-    binary = Path(uv.find_uv_bin())
+def test_the_uv_image_is_the_tool_layers_uv(tmp_path: Path) -> None:
+    """The uv and uvx of the tool layer, which run the real uv with the sandbox's Pythons."""
+    pytest.importorskip("uv", reason="uv comes with assay's sandbox extra")
+    tools = tool_dir()
     for image in ("ghcr.io/astral-sh/uv:latest", "ghcr.io/astral-sh/uv:0.5.1@sha256:ab"):
         result = plan(tmp_path, f"FROM x\nCOPY --from={image} /uv /uvx /bin/\n")
         assert result.steps == [
-            CopyStep([(binary, "/bin/uv"), (binary.with_name("uvx"), "/bin/uvx")], None, "/")
+            CopyStep([(tools / "uv", "/bin/uv"), (tools / "uvx", "/bin/uvx")], None, "/")
         ]
         assert result.incomplete == [] and len(result.inputs) == 2
     other = plan(tmp_path, "FROM x\nCOPY --from=ghcr.io/astral-sh/uv /etc/passwd /p\n")

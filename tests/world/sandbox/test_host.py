@@ -78,7 +78,7 @@ def test_only_a_static_elf_counts_as_the_static_busybox(tmp_path: Path) -> None:
         assert host.is_static(host.BUSYBOX)
 
 
-def test_the_interpreter_dirs_hold_the_running_python() -> None:
-    dirs = host.interpreter_dirs()
-    assert any(Path(sys.prefix).resolve().is_relative_to(path) for path in dirs)
-    assert any(Path(sys.executable).resolve().is_relative_to(path) for path in dirs)
+def test_the_tool_layer_holds_the_uv_commands_and_the_real_uv_is_found() -> None:
+    assert sorted(path.name for path in host.tool_dir().iterdir()) == ["uv", "uvx"]
+    uv = host.uv_binary()
+    assert uv is not None and uv.is_file() and os.access(uv, os.X_OK)

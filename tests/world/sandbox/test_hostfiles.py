@@ -121,8 +121,8 @@ def test_tail_of_gives_the_last_bytes(logs: Path) -> None:
 
 def test_contains_finds_text_across_a_block_boundary(logs: Path) -> None:
     path = logs / "out"
-    path.write_bytes(b"x" * ((1 << 20) - 3) + b"[assay-compat] ran")
-    assert contains(path, b"[assay-compat]", base=logs)
+    path.write_bytes(b"x" * ((1 << 20) - 3) + b"[assay-tooling] ran")
+    assert contains(path, b"[assay-tooling]", base=logs)
     assert not contains(path, b"missing")
     assert not contains(logs / "absent", b"x")
 

@@ -167,7 +167,9 @@ def test_public_reaches_the_archive(
     started = time.monotonic()
     network = attached(namespace, "public")
     assert time.monotonic() - started < 2
-    assert network.mode == "public" and network.env == {} and network.nameservers
+    assert network.mode == "public" and network.nameservers
+    index = f"{network.packages.url}/pypi/simple/"  # type: ignore[union-attr]
+    assert network.env == {"PIP_INDEX_URL": index, "UV_INDEX_URL": index}
     assert archive in probe(namespace, RESOLVE, network.nameservers[0], ARCHIVE).split()
     request = f"GET /debian/ HTTP/1.1\\r\\nHost: {ARCHIVE}\\r\\nConnection: close\\r\\n\\r\\n"
     code = f"import socket; s = socket.create_connection(({archive!r}, 80), 5); "

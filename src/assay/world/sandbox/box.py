@@ -105,6 +105,7 @@ class Sandbox:
                 workdir=options.workdir,
                 verifier=options.verifier,
                 nameservers=() if options.network != "no-network" else None,
+                package_cache=options.network != "no-network",
                 binds=tuple(options.binds),
             )
             config = keeper_config(Home(home), plan, guard.seccomp())
@@ -113,7 +114,7 @@ class Sandbox:
             guard.close()
             raise SandboxError(f"sandbox did not start: {error}") from None
         try:
-            guard.connect(holder.pid1, Home(home).resolv)
+            guard.connect(holder.pid1, Home(home))
         except confine.ConfinementFailed as error:
             holder.release()
             guard.close()

@@ -26,15 +26,13 @@ FETCH_PYTHON = (
     "with urllib.request.urlopen(sys.argv[1], timeout=600) as got, open(sys.argv[2], 'wb') as out:\n"
     "    shutil.copyfileobj(got, out)\n"
 )
-# The image's own downloaders first, then assay's interpreter, which every sandbox can run.
+# The image's own downloaders: curl, wget, then the base root's python3.
 FETCH = """set -u
 url=$1 target=$2 part="/tmp/.assay-fetch-$$"
 fetched=no
 if command -v curl >/dev/null 2>&1 && curl -fsSL -o "$part" "$url"; then fetched=yes
 elif command -v wget >/dev/null 2>&1 && wget -q -O "$part" "$url"; then fetched=yes
 elif command -v python3 >/dev/null 2>&1 && python3 -c "$FETCH_PYTHON" "$url" "$part"; then fetched=yes
-elif [ -n "${ASSAY_HOST_PYTHON:-}" ] && "$ASSAY_HOST_PYTHON" -c "$FETCH_PYTHON" "$url" "$part"; then
-  fetched=yes
 fi
 if [ $fetched = no ]; then rm -f "$part"; echo "could not download $url" >&2; exit 1; fi
 if [ -n "$want" ]; then

@@ -87,8 +87,9 @@ class Confinement:
                 self.cpu_list = allowed[:wanted]
                 self.notes.append("cpus_as_affinity: " + self.group.unenforced["cpus"])
 
-    def connect(self, pid1: int, resolv: Path) -> None:
-        """Give the sandbox's network namespace its network; write the resolver it should use."""
+    def connect(self, pid1: int, home: Home) -> None:
+        """Give the sandbox's network namespace its network; write the resolver it should use,
+        and apt's proxy setting when the package cache is offered."""
         try:
             self.network = network.attach(pid1, self.mode, self.allowed_hosts)
         except network.NetworkFailed as error:
@@ -99,8 +100,11 @@ class Confinement:
         self.notes += [note for note in stable if note not in self.notes]
         if self.mode != "no-network":
             lines = "".join(f"nameserver {server}\n" for server in self.network.nameservers)
-            with open(resolv, "w") as file:  # the bound file itself: its inode is what is mounted
+            with open(home.resolv, "w") as file:  # the bound file itself: its inode is mounted
                 file.write(lines)
+            if self.network.packages is not None:
+                with open(home.apt_conf, "w") as file:
+                    file.write(self.network.packages.apt_conf)
 
     def close(self, *, keep_layer: bool = False) -> None:
         """Stop the network, kill what is left in the cgroup and remove it; the layer's tmpfs too

@@ -7,21 +7,17 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from assay.world.sandbox.host import tool_dir, uv_binary
+
 
 def _uv() -> Path | None:
-    try:
-        import uv  # the uv package from PyPI, of assay's sandbox extra
-    except ImportError:
-        return None
-    try:
-        return Path(uv.find_uv_bin())
-    except FileNotFoundError:
-        return None
+    """The tool layer's uv, which runs the real uv (the uv package of assay's sandbox extra) with
+    the sandbox's own Pythons, wherever it is copied to."""
+    return tool_dir() / "uv" if uv_binary() is not None else None
 
 
 def _uvx() -> Path | None:
-    found = _uv()
-    return None if found is None else found.with_name("uvx")
+    return tool_dir() / "uvx" if uv_binary() is not None else None
 
 
 # (image name without tag or digest, path in the image → where assay finds that file)

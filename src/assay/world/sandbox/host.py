@@ -1,11 +1,11 @@
 """What a sandbox needs from the host: bubblewrap, a static busybox, the directory of sandbox
-homes, assay's interpreter and its compatibility commands."""
+homes, and the tool layer (uv from PyPI, the commands that run it)."""
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
@@ -88,17 +88,20 @@ def is_static(path: Path) -> bool:
     return PT_INTERP not in kinds
 
 
-def interpreter_dirs() -> list[Path]:
-    """The directories assay's interpreter needs (its venv, the real install), outermost only."""
-    found = [Path(sys.prefix), Path(sys.base_prefix), Path(os.path.realpath(sys.executable)).parent]
-    resolved = sorted({Path(os.path.realpath(path)) for path in found}, key=lambda p: len(p.parts))
-    kept: list[Path] = []
-    for path in resolved:
-        if not any(path.is_relative_to(outer) for outer in kept):
-            kept.append(path)
-    return kept
+def tool_dir() -> Path:
+    """The tool layer's commands (uv and uvx, which run the real uv) bound read-only at
+    /opt/assay/bin."""
+    return Path(__file__).parent / "bin"
 
 
-def compat_dir() -> Path:
-    """The packaged compatibility commands (uvx, uv) bound read-only at /opt/assay/bin."""
-    return Path(__file__).parent / "compat"
+@functools.cache
+def uv_binary() -> Path | None:
+    """The real uv binary of the `uv` package from PyPI (assay's sandbox extra); None without it."""
+    try:
+        import uv
+    except ImportError:
+        return None
+    try:
+        return Path(os.path.realpath(uv.find_uv_bin()))
+    except FileNotFoundError:
+        return None

@@ -21,6 +21,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import installer_env
 import keeper_ops
 
 CLONE_NEWNS = 0x00020000
@@ -109,6 +110,7 @@ def _start(config: dict) -> tuple[subprocess.Popen, int]:
     lowers = [_source(config, lower) for lower in config["lowers"]]
     for inside in config["mountpoints"]:
         keeper_ops.make_mountpoint(config["skeleton"], inside, lowers)
+    installer_env.write(config["skeleton"], lowers, config["tools"])
     merged = config["merged"]
     options = f"lowerdir={':'.join(lowers)},upperdir={config['upper']},workdir={config['work']}"
     _mount("overlay", merged, "overlay", options + ",userxattr")

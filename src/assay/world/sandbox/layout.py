@@ -1,6 +1,6 @@
 """The directories of a sandbox home and the keeper's plan for them: the overlay root (base root,
 build layers, the task run's upper dir), the mounts bubblewrap makes, and nothing of the host's
-tree but the read-only tool layer."""
+tree but the read-only tool layer (uv, the commands that run it, busybox)."""
 
 from __future__ import annotations
 
@@ -10,18 +10,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from assay.world.sandbox.host import busybox_path, bwrap_path, compat_dir, interpreter_dirs
+from assay.world.sandbox.host import busybox_path, bwrap_path, tool_dir, uv_binary
 from assay.world.sandbox.idmap import IdMap
 
-COMPAT_MOUNT = "/opt/assay/bin"  # the uvx/uv stand-ins: on the PATH on purpose
+TOOL_MOUNT = "/opt/assay/bin"  # uv and uvx, which run the real uv: first on the PATH on purpose
+UV_MOUNT = "/opt/assay/uv/uv"  # the real uv binary, run through TOOL_MOUNT's uv
 TOOLS_MOUNT = "/opt/assay/tools"  # assay's own static tools, called by absolute path only
 BUSYBOX = f"{TOOLS_MOUNT}/busybox"
 LOG_DIRS = ("agent", "verifier", "artifacts")
 VERIFIER_LOGS = "/logs/verifier"
 RESOLV_CONF = "/etc/resolv.conf"
+APT_CONF = "/etc/apt/apt.conf.d/99assay-package-cache"  # apt's proxy: the host's package cache
 FD = "fd:"  # a source the keeper opens before it leaves the host's privileges, named after this
-# Mounted by bwrap over what the keeper bound in the root.
-BWRAP_OWN = ("/tmp", "/run", "/logs")
 # What Docker masks in /proc (an empty file or directory over it) and keeps read-only.
 PROC_MASKED_FILES = (
     "/proc/kcore",
@@ -83,6 +83,10 @@ class Home:
         return self.root / "resolv.conf"
 
     @property
+    def apt_conf(self) -> Path:
+        return self.root / "apt-package-cache.conf"
+
+    @property
     def log(self) -> Path:
         return self.root / "sandbox.log"
 
@@ -96,6 +100,7 @@ class Plan:
     workdir: str = "/"
     verifier: bool = False  # a verifier phase: /logs/verifier writable, for its processes alone
     nameservers: Sequence[str] | None = None  # None: no network beyond loopback
+    package_cache: bool = False  # apt is pointed at the host's package cache (written at connect)
     binds: Sequence[tuple[Path, str]] = field(default_factory=tuple)  # read-only, host → inside
 
 
@@ -115,7 +120,8 @@ def prepare(home: Home, ids: IdMap, *, fresh_layer: bool, verifier: bool = False
     _real_dir(home.logs, 0o755, root_ids)
     for name in LOG_DIRS:
         _real_dir(home.logs / name, 0o777, root_ids)
-    for path in (home.log, home.resolv):  # bwrap's errors; the resolver, bound before it is known
+    # bwrap's errors; the resolver and apt's proxy, bound before they are known
+    for path in (home.log, home.resolv, home.apt_conf):
         path.touch()
         os.chown(path, *root_ids)
     if verifier:
@@ -148,6 +154,7 @@ def keeper_config(home: Home, plan: Plan, seccomp: bytes) -> dict:
     return {
         "sources": {name: str(path) for name, path in sources.items()},
         "skeleton": str(home.skeleton),
+        "tools": TOOL_MOUNT,
         # The skeleton (mountpoints only) lies just above the base: a build layer's own
         # directories keep their owners and modes over it.
         "lowers": [*(f"{FD}{name}" for name in reversed(layers)), str(home.skeleton), f"{FD}base"],
@@ -163,11 +170,13 @@ def keeper_config(home: Home, plan: Plan, seccomp: bytes) -> dict:
 
 
 def _mountpoints(plan: Plan) -> list[str]:
-    inside = ["/logs", "/tmp", "/run", "/proc", "/dev", "/sys", COMPAT_MOUNT, f"{BUSYBOX}!file"]
-    inside += [plan.workdir, *(str(path) for path in interpreter_dirs())]
+    inside = ["/logs", "/tmp", "/run", "/proc", "/dev", "/sys", TOOL_MOUNT, f"{BUSYBOX}!file"]
+    inside += [plan.workdir, *([f"{UV_MOUNT}!file"] if uv_binary() else [])]
     inside += [target if source.is_dir() else f"{target}!file" for source, target in plan.binds]
     if plan.nameservers is not None:
         inside.append(f"{RESOLV_CONF}!file")
+    if plan.package_cache:
+        inside.append(f"{APT_CONF}!file")
     return [path for path in inside if path != "/"]
 
 
@@ -182,11 +191,8 @@ def bwrap_args(home: Home, plan: Plan) -> list[str]:
         tree += ["--ro-bind", str(home.logs / "verifier"), VERIFIER_LOGS]
     if plan.nameservers is not None:
         tree += ["--ro-bind", str(home.resolv), RESOLV_CONF]
-    # An interpreter under /tmp (a checkout there) is hidden by the sandbox's own /tmp: bound again
-    # over it from the root the keeper made, where it is already bound read-only.
-    for path in interpreter_dirs():
-        if any(path.is_relative_to(own) for own in BWRAP_OWN):
-            tree += ["--ro-bind", f"{home.merged}{path}", str(path)]
+    if plan.package_cache:
+        tree += ["--ro-bind", str(home.apt_conf), APT_CONF]
     return [
         str(bwrap_path()),
         "--die-with-parent",
@@ -202,8 +208,10 @@ def bwrap_args(home: Home, plan: Plan) -> list[str]:
 def _read_only(plan: Plan) -> dict[str, tuple[Path, str]]:
     """The host paths bound read-only, by name: the keeper opens each while it is still the host's
     root, so a path the sandbox's own uid could not walk (a 0700 home) can still be bound."""
-    named = {f"interpreter{i}": (path, str(path)) for i, path in enumerate(interpreter_dirs())}
-    named["compat"] = (compat_dir(), COMPAT_MOUNT)
+    named = {"tools": (tool_dir(), TOOL_MOUNT)}
+    uv = uv_binary()
+    if uv is not None:
+        named["uv"] = (uv, UV_MOUNT)
     named["busybox"] = (busybox_path(), BUSYBOX)
     named.update({f"bind{i}": bind for i, bind in enumerate(plan.binds)})
     return named

@@ -1,4 +1,5 @@
-"""The network a sandbox's network namespace gets: loopback only, pasta's public one, or an allowlist proxy."""
+"""The network a sandbox's network namespace gets: loopback only, pasta's public one, or an allowlist
+proxy; with either of the last two, the host's package cache on the namespace's own loopback."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from assay.world.sandbox.packages import Offer, cache_server
 from assay.world.sandbox.proxy import Allowlist, IpAddress, Proxy
 
 MODES = ("public", "no-network", "allowlist")
@@ -52,6 +54,7 @@ class Network:
     refused: list[tuple[str, str]] = field(default_factory=list)  # (host, reason), by the proxy
     pasta: subprocess.Popen[bytes] | None = field(default=None, repr=False)
     proxy: Proxy | None = field(default=None, repr=False)
+    packages: Offer | None = field(default=None, repr=False)  # the package cache, if offered
     _wake: int | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -61,6 +64,9 @@ class Network:
             wake, self._wake = self._wake, None
             pasta, self.pasta = self.pasta, None
             proxy, self.proxy = self.proxy, None
+            packages, self.packages = self.packages, None
+        if packages is not None:
+            packages.close()
         if wake is not None:
             with contextlib.suppress(OSError):
                 os.write(wake, b"x")
@@ -124,6 +130,7 @@ def _public(pid: int) -> Network:
         gateways = sorted(gateways, key=_order)
         blocked = [*hosts, LINK_LOCAL_V4, *gateways]
         _block(pid, blocked, exempt=DNS_FORWARD if forward else None)
+        _offer_packages(network, pid, None)
         _watch(network, pid)
     except BaseException:
         network.close()
@@ -159,9 +166,22 @@ def _allowlist(pid: int, allowed_hosts: Sequence[str]) -> Network:
     for name in ("HTTP_PROXY", "HTTPS_PROXY"):
         network.env[name] = network.env[name.lower()] = url
     network.env["NO_PROXY"] = network.env["no_proxy"] = NO_PROXY
+    try:
+        _offer_packages(network, pid, allowlist)
+    except BaseException:
+        network.close()
+        raise
     shown = ", ".join(allowed_hosts) or "(none)"
     network.notes.append(f"allowlist through the proxy at {url}: {shown}")
     return network
+
+
+def _offer_packages(network: Network, pid: int, allowlist: Allowlist | None) -> None:
+    """The host's package cache, served on a socket of the namespace's own loopback; its index
+    variables join the commands' environment (a task's own settings win over them)."""
+    server = cache_server(lambda: _host_facts()[0])
+    network.packages = server.offer(_listen_inside(pid), allowlist)
+    network.env.update(network.packages.env)
 
 
 _facts: tuple[float, set[IpAddress], set[IpAddress]] | None = None

@@ -25,7 +25,9 @@ if TYPE_CHECKING:
 
 PRE_ARTIFACTS_TIMEOUT_S = 120.0
 PRIVATE = "/run/assay"  # a tmpfs of the sandbox's own, outside the agent's working tree
-SHIM_MARK = b"[assay-compat]"  # what the uvx/uv shim writes to stderr each time it runs
+# What the tool layer's uv says when it ran a Python other than the one asked for (the nearest the
+# sandbox has); docs/container-tasks.md, "Tools in the sandbox".
+PYTHON_SUBSTITUTED = b"[assay-tooling] python "
 # What assay's tools in the sandbox (uv, uvx) print, at a line's start, when they refuse a request.
 TOOLING_REFUSED = "[assay-tooling] refused:"
 TEST_COMMAND = "(/tests/test.sh) > /logs/verifier/test-stdout.txt 2>&1"
@@ -177,8 +179,8 @@ def _run_tests(trial: Trial, box: Sandbox, run: VerifierRun) -> None:
     run.logs = verifier_logs
     run.exit_code = result.exit_code
     run.test_stdout_tail = tail(verifier_logs / "test-stdout.txt")
-    if contains(verifier_logs / "test-stdout.txt", SHIM_MARK):
-        run.notes.append("uvx_shim")
+    if contains(verifier_logs / "test-stdout.txt", PYTHON_SUBSTITUTED):
+        run.notes.append("python_substituted")
     if result.timed_out:
         run.problem = "verifier timeout"
     elif refused := line_starting(verifier_logs / "test-stdout.txt", TOOLING_REFUSED.encode()):
