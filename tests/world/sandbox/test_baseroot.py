@@ -137,6 +137,13 @@ class TestRealRoot:
     def test_every_library_of_the_interpreter_is_there(self, built_root: Path) -> None:
         assert missing_libraries(built_root) == []
 
+    def test_apt_and_dpkg_are_set_up_as_in_debians_container_images(self, built_root: Path) -> None:
+        conf = built_root / "etc" / "apt" / "apt.conf.d"
+        assert (conf / "docker-no-languages").read_text() == 'Acquire::Languages "none";\n'
+        assert "/var/cache/apt/archives/*.deb" in (conf / "docker-clean").read_text()
+        speedup = built_root / "etc" / "dpkg" / "dpkg.cfg.d" / "docker-apt-speedup"
+        assert speedup.read_text() == "force-unsafe-io\n"
+
     @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
     def test_the_host_interpreter_imports_its_modules_inside(self, built_root: Path) -> None:
         prefix = str(Path(sys.base_prefix).resolve())
