@@ -140,7 +140,9 @@ CMD ["bash"]
         RunStep("useradd -m agent && chown -R agent /app", {"PY": "python3", **env}, "/app", None),
     ]
     assert (result.env, result.workdir, result.user) == (env, "/app", "agent")
-    assert result.notes == ["unsupported_instruction:EXPOSE@12"]  # CMD is replaced by the runner's command, as in Docker: nothing to note
+    assert result.notes == [
+        "unsupported_instruction:EXPOSE@12"
+    ]  # CMD is replaced by the runner's command, as in Docker: nothing to note
 
 
 def test_a_dockerfile_without_workdir_or_user(tmp_path: Path) -> None:

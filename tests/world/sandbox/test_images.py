@@ -290,7 +290,11 @@ def test_no_file_leaves_the_table_as_it_is(tmp_path: Path, home: Path) -> None:
         ('[images.alpine]\nenv = { "A B" = "1" }\n', "images.alpine.env.A B.[key]", "match"),
         ('[images.alpine]\npython = "yes"\n', "images.alpine.python", "boolean"),
         ('[images.alpine]\nlike = "alpine:3"\n', "images.alpine.like", "no Debian root"),
-        ('[images.alpine]\nlike = "myorg/tool:1"\n', "images.alpine.like", "no rule of the built-in"),
+        (
+            '[images.alpine]\nlike = "myorg/tool:1"\n',
+            "images.alpine.like",
+            "no rule of the built-in",
+        ),
         ("[image.alpine]\n", "image", "unknown key"),
         ("[images.alpine\n", None, "not valid TOML"),
     ],
