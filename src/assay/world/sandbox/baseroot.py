@@ -288,6 +288,10 @@ def _settle(tree: Path, ids: IdMap, python: bool) -> None:
     files = {"etc/resolv.conf": "", "etc/hostname": "sandbox\n", **IMAGE_SETTINGS}
     for name, text in files.items():
         path = tree / name
+        for parent in reversed(path.relative_to(tree).parents[:-1]):
+            if not (tree / parent).is_dir():
+                (tree / parent).mkdir()
+                _own(tree / parent, owner, 0o755)
         path.unlink(missing_ok=True)
         path.write_text(text)
         _own(path, owner, 0o644)
