@@ -39,8 +39,24 @@ NOT_HERE = re.compile(
     r"|unsupported_base_image:"
     r"|missing_env:"
     r"|unreachable:"
+    r"|collect_service:|artifact_service:"  # a hook or artifact of a sidecar service
     r"|no_solution"  # a dataset published without reference solutions: the oracle has nothing to run
 )
+# What a task's own output says when it needed a host this machine cannot reach (sites other than
+# the package registries; a proxy that refuses a name it cannot resolve), a package the Debian
+# suite standing for its image lacks, or a converted test script that can write no reward in any
+# runner (the converter's reward lines come after the script's own `exit`). These are read from
+# the task run's reason and the verifier's output, so they are the bench's reading, not assay's.
+NOT_HERE_OUTPUT = {
+    "unreachable_host": re.compile(
+        r"Could not resolve host: (?!astral\.sh)|Temporary failure in name resolution|Name or service not known"
+        r"|does not resolve|getaddrinfo failed|Tunnel connection failed: 403"
+        r"|launchpadlib|PPA"
+    ),
+    "package_missing_from_debian": re.compile(r"Unable to locate package"),
+    # A COPY source the task's own files lack: `docker build` fails on it the same way.
+    "task_lacks_a_copy_source": re.compile(r"is not in the build context"),
+}
 PASSED = ("verified", "all_metrics_1")
 CONVERT = """
 import sys
@@ -145,7 +161,8 @@ def _run(task: Path, agent: str, store: str) -> dict[str, object]:
     except (ValueError, KeyError, TypeError):
         return _row(task, agent, started, outcome="unreadable_output", reason=done.stdout[-300:])
     evidence = next((check.get("evidence") or {} for check in run.get("checks", [])), {})
-    stdout_tail = (evidence.get("test_stdout_tail") or "").strip().splitlines()
+    full_tail = evidence.get("test_stdout_tail") or ""
+    stdout_tail = full_tail.strip().splitlines()
     outcome = run.get("outcome")
     rewards = evidence.get("rewards") or {}
     if outcome == "not_scored" and evidence.get("status") == "SCORED" and rewards:
@@ -161,8 +178,31 @@ def _run(task: Path, agent: str, store: str) -> dict[str, object]:
         status=evidence.get("status"),
         reward=run.get("reward"),
         last_line=stdout_tail[-1][:200] if stdout_tail else "",
+        not_here=_not_here(task, str(evidence.get("reason") or run.get("error") or ""), full_tail),
         duration_s=run.get("duration_s"),
     )
+
+
+def _not_here(task: Path, reason: str, output: str) -> str | None:
+    """Why, by the task's own output, it cannot pass on this machine; None when nothing says so."""
+    for name, marker in NOT_HERE_OUTPUT.items():
+        if marker.search(reason) or marker.search(output):
+            return name
+    if "no reward file" in reason and _exits_before_reward(task / "tests" / "test.sh"):
+        return "test_script_exits_before_its_reward_lines"
+    return None
+
+
+def _exits_before_reward(script: Path) -> bool:
+    """A top-level `exit` line before the first line that writes a reward file."""
+    if not script.is_file():
+        return False
+    for line in script.read_text(errors="replace").splitlines():
+        if "/logs/verifier/reward" in line:
+            return False
+        if re.match(r"exit\b", line):
+            return True
+    return False
 
 
 def _has_solution(task: Path) -> bool:
@@ -182,7 +222,12 @@ def _row(task: Path, agent: str, started: float, **fields: object) -> dict[str, 
 def _summary(runs: list[dict[str, object]]) -> dict[str, object]:
     oracle = [run for run in runs if run["agent"] == "reference"]
     noop = [run for run in runs if run["agent"] == "noop"]
-    set_apart = [run for run in oracle if NOT_HERE.search(str(run.get("reason") or ""))]
+    set_apart = [
+        run
+        for run in oracle
+        if run.get("outcome") not in PASSED
+        and (NOT_HERE.search(str(run.get("reason") or "")) or run.get("not_here"))
+    ]
     feasible = [run for run in oracle if run not in set_apart]
     verified = [run for run in feasible if run.get("outcome") in PASSED]
     times = sorted(float(run["wall_s"]) for run in runs)  # type: ignore[arg-type]
@@ -206,7 +251,7 @@ def _summary(runs: list[dict[str, object]]) -> dict[str, object]:
 
 
 def _brief(run: dict[str, object]) -> dict[str, object]:
-    keys = ("task", "outcome", "status", "reward", "reason", "last_line", "wall_s")
+    keys = ("task", "outcome", "status", "reward", "reason", "not_here", "last_line", "wall_s")
     return {key: run.get(key) for key in keys if run.get(key) not in (None, "")}
 
 
