@@ -50,7 +50,7 @@ NOT_HERE = re.compile(
 NOT_HERE_OUTPUT = {
     "unreachable_host": re.compile(
         r"Could not resolve host: (?!astral\.sh)|Temporary failure in name resolution|Name or service not known"
-        r"|does not resolve|getaddrinfo failed|Tunnel connection failed: 403"
+        r"|does not resolve|getaddrinfo failed|Tunnel connection failed: (403|502)"
         r"|launchpadlib|PPA"
     ),
     "package_missing_from_debian": re.compile(r"Unable to locate package"),
