@@ -206,8 +206,16 @@ def _exits_before_reward(script: Path) -> bool:
 
 
 def _has_solution(task: Path) -> bool:
-    """Whether the oracle has anything to run: solution/solve.sh, or one per step."""
-    return (task / "solution" / "solve.sh").is_file() or any(task.glob("steps/*/solution/solve.sh"))
+    """Whether the oracle has anything to run (assay's own rule: solution/solve.sh, or one per
+    step); a task assay cannot read is left for `assay run` to say why."""
+    from assay.errors import SpecError
+    from assay.spec.sandbox import read_sandbox_task
+    from assay.world.sandbox.dataset import solution_dirs
+
+    try:
+        return bool(solution_dirs(read_sandbox_task(task)))
+    except SpecError:
+        return True
 
 
 def _row(task: Path, agent: str, started: float, **fields: object) -> dict[str, object]:

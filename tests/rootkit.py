@@ -60,3 +60,18 @@ def fake_mmdebstrap(directory: Path) -> Path:
     script.write_text(FAKE.format(python=sys.executable))
     script.chmod(0o755)
     return bin_dir
+
+
+def use_fake_mmdebstrap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh roots directory, the stand-in mmdebstrap first on PATH and no host authorities (so
+    a root's key is the same on every machine); returns the file the stand-in logs its runs to."""
+    from assay.world.sandbox import baseroot
+
+    bin_dir = fake_mmdebstrap(tmp_path)
+    runs = tmp_path / "runs"
+    runs.touch()
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("ASSAY_ROOTS", str(tmp_path / "roots"))
+    monkeypatch.setenv("FAKE_RUNS", str(runs))
+    monkeypatch.setattr(baseroot, "LOCAL_AUTHORITIES", tmp_path / "no-authorities")
+    return runs

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from rootkit import TEST_ROOTS, fake_mmdebstrap, needs_mmdebstrap, needs_root
+from rootkit import TEST_ROOTS, needs_mmdebstrap, needs_root, use_fake_mmdebstrap
 
 from assay.world.sandbox import baseroot
 from assay.world.sandbox.baseroot import (
@@ -45,13 +45,7 @@ def test_roots(built_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh roots directory and the stand-in mmdebstrap first on PATH; returns its runs file."""
-    bin_dir = fake_mmdebstrap(tmp_path)
-    runs = tmp_path / "runs"
-    runs.touch()
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.setenv("ASSAY_ROOTS", str(tmp_path / "roots"))
-    monkeypatch.setenv("FAKE_RUNS", str(runs))
-    return runs
+    return use_fake_mmdebstrap(tmp_path, monkeypatch)
 
 
 def owner(path: Path) -> tuple[int, int]:

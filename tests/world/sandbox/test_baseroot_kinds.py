@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from rootkit import TEST_ROOTS, fake_mmdebstrap, needs_mmdebstrap, needs_root
+from rootkit import TEST_ROOTS, needs_mmdebstrap, needs_root, use_fake_mmdebstrap
 
 from assay.world.sandbox import baseroot, images
 from assay.world.sandbox.baseroot import BaseRootFailed, base_root, missing_libraries
@@ -31,14 +31,7 @@ def test_roots(monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    bin_dir = fake_mmdebstrap(tmp_path)
-    runs = tmp_path / "runs"
-    runs.touch()
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.setenv("ASSAY_ROOTS", str(tmp_path / "roots"))
-    monkeypatch.setenv("FAKE_RUNS", str(runs))
-    monkeypatch.setattr(baseroot, "LOCAL_AUTHORITIES", tmp_path / "no-authorities")
-    return runs
+    return use_fake_mmdebstrap(tmp_path, monkeypatch)
 
 
 def test_each_suite_names_the_interpreters_libraries_its_own_way() -> None:

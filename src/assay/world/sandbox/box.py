@@ -195,13 +195,7 @@ class Sandbox:
     def glob(self, pattern: str) -> list[tuple[str, str, bool]]:
         """What an absolute pattern matches inside: (path, path with links followed, is a
         directory) each, sorted; a path without `*?[` matches itself when it exists."""
-        holder = self._require_alive()
-        try:
-            reply = holder.request({"op": "glob", "pattern": pattern}, timeout_s=120)
-        except holders.HolderFailed as error:
-            raise SandboxError(f"glob {pattern} failed: {error}") from None
-        if "error" in reply:
-            raise SandboxError(f"glob {pattern} failed: {reply['error']}")
+        reply = self._request({"op": "glob", "pattern": pattern}, f"glob {pattern}")
         return [(path, real, is_dir) for path, real, is_dir in reply["matches"]]
 
     def copy_to(
@@ -229,13 +223,7 @@ class Sandbox:
 
     def remove(self, path: str) -> None:
         """Remove `path` inside (a tree, a file or a link; never what a link points to)."""
-        holder = self._require_alive()
-        try:
-            reply = holder.request({"op": "remove", "path": path}, timeout_s=120)
-        except holders.HolderFailed as error:
-            raise SandboxError(f"remove {path} failed: {error}") from None
-        if "error" in reply:
-            raise SandboxError(f"remove {path} failed: {reply['error']}")
+        self._request({"op": "remove", "path": path}, f"remove {path}")
 
     def digest(self) -> tuple[str, int]:
         """(sha256 hex, number of entries) over what changed against the lower layers: the upper
@@ -267,6 +255,16 @@ class Sandbox:
         trace: TracebackType | None,
     ) -> None:
         self.stop()
+
+    def _request(self, message: dict, what: str) -> dict:
+        """One request to the keeper that answers at once; SandboxError saying `what` failed."""
+        try:
+            reply = self._require_alive().request(message, timeout_s=120)
+        except holders.HolderFailed as error:
+            raise SandboxError(f"{what} failed: {error}") from None
+        if "error" in reply:
+            raise SandboxError(f"{what} failed: {reply['error']}")
+        return reply
 
     def _require_alive(self) -> holders.Holder:
         if not self.alive or self._holder is None:

@@ -51,19 +51,8 @@ def relay(
     directory's contents), owners kept unless options name an `owner`; an error line, or None.
     The tar stream goes from one keeper to the other and never through the host's files."""
     read_end, write_end = os.pipe()
-    answers: list[dict | str] = []
-
-    def ask() -> None:
-        message = {"op": "get", "path": path, "arcname": arcname, "owners": True}
-        try:
-            answers.append(source.request(message, [write_end], timeout_s=COPY_TIMEOUT_S))
-        except HolderFailed as error:
-            answers.append(str(error))
-        finally:
-            os.close(write_end)
-
-    asker = threading.Thread(target=ask, daemon=True)
-    asker.start()
+    message = {"op": "get", "path": path, "arcname": arcname, "owners": True}
+    asker, answers = _get_in_background(source, message, write_end)
     try:
         message = {"op": "put_tree", "target": into, "keep_owners": True, **options}
         answer = _ask(target, message, [read_end])
@@ -132,20 +121,7 @@ def get(holder: Holder, path: str, target: Path) -> bool | str:
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".assay-get-", dir=target.parent))
     read_end, write_end = os.pipe()
-    answers: list[dict | str] = []
-
-    def ask() -> None:
-        try:
-            answers.append(
-                holder.request({"op": "get", "path": path}, [write_end], timeout_s=COPY_TIMEOUT_S)
-            )
-        except HolderFailed as error:
-            answers.append(str(error))
-        finally:
-            os.close(write_end)
-
-    asker = threading.Thread(target=ask, daemon=True)
-    asker.start()
+    asker, answers = _get_in_background(holder, {"op": "get", "path": path}, write_end)
     try:
         with tempfile.TemporaryFile(dir=target.parent) as spool:
             copied = _spool(read_end, spool)
@@ -170,6 +146,27 @@ def get(holder: Holder, path: str, target: Path) -> bool | str:
     finally:
         os.close(read_end)
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _get_in_background(
+    holder: Holder, message: dict, write_end: int
+) -> tuple[threading.Thread, list[dict | str]]:
+    """Send a get whose tar stream the keeper writes to `write_end`, from a thread, so that the
+    caller drains the pipe meanwhile; the list gets the answer, or the failure's line. The write
+    end is closed once the keeper has answered."""
+    answers: list[dict | str] = []
+
+    def ask() -> None:
+        try:
+            answers.append(holder.request(message, [write_end], timeout_s=COPY_TIMEOUT_S))
+        except HolderFailed as error:
+            answers.append(str(error))
+        finally:
+            os.close(write_end)
+
+    asker = threading.Thread(target=ask, daemon=True)
+    asker.start()
+    return asker, answers
 
 
 def _spool(fd: int, spool) -> int:
