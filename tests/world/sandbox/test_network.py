@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.world.sandbox import network as network_module
+from assay.world.sandbox import hostnet
 from assay.world.sandbox.network import DNS_FORWARD, Network, NetworkFailed, attach, host_addresses
 from assay.world.sandbox.proxy import Allowlist, Refusal, forbidden, parse
 
@@ -218,7 +218,7 @@ def test_public_dns_relayed_by_pasta(
 ) -> None:
     """Where the host's only resolver is its own (systemd-resolved's 127.0.0.53), pasta relays
     DNS sent to DNS_FORWARD to the first resolver of /etc/resolv.conf."""
-    monkeypatch.setattr(network_module, "_resolvers", lambda: [ipaddress.ip_address("127.0.0.53")])
+    monkeypatch.setattr(hostnet, "resolvers", lambda: [ipaddress.ip_address("127.0.0.53")])
     network = attached(namespace, "public")
     assert network.nameservers == [str(DNS_FORWARD)]
     assert archive in probe(namespace, RESOLVE, str(DNS_FORWARD), ARCHIVE).split()

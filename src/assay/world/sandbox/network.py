@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ipaddress
-import json
 import os
 import select
 import shutil
@@ -20,15 +19,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from assay.world.sandbox import hostnet
+from assay.world.sandbox.hostnet import NetworkFailed, host_addresses, run_command
 from assay.world.sandbox.packages import Offer, cache_server
 from assay.world.sandbox.proxy import Allowlist, IpAddress, Proxy
 
 MODES = ("public", "no-network", "allowlist")
 READY_S = 30.0  # as long as a sandbox may take to start: a loaded machine is slow, not broken
 STOP_S = 2.0
-RESOLV_CONF = Path("/etc/resolv.conf")
-# Where systemd-resolved lists its upstream servers when /etc/resolv.conf names only 127.0.0.53.
-RESOLVED_UPSTREAM = Path("/run/systemd/resolve/resolv.conf")
 # Link-local IPv4 is blocked in a public namespace: cloud metadata services (169.254.169.254) live there.
 LINK_LOCAL_V4 = ipaddress.ip_network("169.254.0.0/16")
 # The address pasta answers DNS on (UDP port 53, relayed to the host's first resolver) when no
@@ -37,10 +35,6 @@ DNS_FORWARD = ipaddress.ip_address("169.254.1.53")
 BLOCK_PREF = 100  # policy rules run after the `local` table (0), so the namespace's own addresses stay its own
 NO_PROXY = "localhost,127.0.0.1,::1"
 CLONE_NEWNET = 0x40000000
-
-
-class NetworkFailed(Exception):
-    """The network a task asks for could not be given; str() is one line."""
 
 
 @dataclass
@@ -115,8 +109,8 @@ def _public(pid: int) -> Network:
     --no-map-gw a gateway is only the router it is, never the host.
     """
     network = Network("public")
-    own, gateways = _host_facts()
-    resolvers = [a for a in _resolvers() if _usable_resolver(a, own | gateways)]
+    own, gateways = hostnet.host_facts()
+    resolvers = [a for a in hostnet.resolvers() if _usable_resolver(a, own | gateways)]
     forward = [] if resolvers else ["--dns-forward", str(DNS_FORWARD)]
     network.nameservers = [str(address) for address in resolvers] or [str(DNS_FORWARD)]
     # Blocking the addresses pasta gives the namespace too is harmless: the `local` table, looked
@@ -179,59 +173,9 @@ def _allowlist(pid: int, allowed_hosts: Sequence[str]) -> Network:
 def _offer_packages(network: Network, pid: int, allowlist: Allowlist | None) -> None:
     """The host's package cache, served on a socket of the namespace's own loopback; its index
     variables join the commands' environment (a task's own settings win over them)."""
-    server = cache_server(lambda: _host_facts()[0])
+    server = cache_server(lambda: hostnet.host_facts()[0])
     network.packages = server.offer(_listen_inside(pid), allowlist)
     network.env.update(network.packages.env)
-
-
-_facts: tuple[float, set[IpAddress], set[IpAddress]] | None = None
-
-
-def _host_facts() -> tuple[set[IpAddress], set[IpAddress]]:
-    """The host's addresses and gateways, read again after HOST_FACTS_S: each task run starts
-    two sandboxes, and the host's interfaces do not change between them."""
-    global _facts
-    now = time.monotonic()
-    if _facts is None or now - _facts[0] > HOST_FACTS_S:
-        _facts = (now, host_addresses(), _host_gateways())
-    return set(_facts[1]), set(_facts[2])
-
-
-def host_addresses() -> set[IpAddress]:
-    """Every address on every interface of the host's network namespace (assay's own)."""
-    return _addresses(_run(["ip", "-j", "address", "show"]))
-
-
-def _addresses(ip_json: str) -> set[IpAddress]:
-    found = set()
-    for link in json.loads(ip_json or "[]"):
-        for info in link.get("addr_info", []):
-            found.add(ipaddress.ip_address(info["local"].partition("%")[0]))
-    return found
-
-
-def _resolvers() -> list[IpAddress]:
-    """The host's nameservers; systemd-resolved's upstream servers when it is the only one named."""
-    found = _nameservers(RESOLV_CONF)
-    if found and all(address.is_loopback for address in found):
-        found = _nameservers(RESOLVED_UPSTREAM) or found
-    return found
-
-
-def _nameservers(path: Path) -> list[IpAddress]:
-    try:
-        lines = path.read_text().splitlines()
-    except OSError:
-        return []
-    found = []
-    for line in lines:
-        words = line.split()
-        if len(words) >= 2 and words[0] == "nameserver":
-            try:
-                found.append(ipaddress.ip_address(words[1].partition("%")[0]))
-            except ValueError:
-                continue
-    return found
 
 
 def _usable_resolver(address: IpAddress, unreachable: set[IpAddress]) -> bool:
@@ -269,7 +213,6 @@ def _start_pasta(pid: int, extra: list[str]) -> subprocess.Popen[bytes]:
 # (-T/-U none: this pasta's default, auto, would forward the host's listening ports), no gateway
 # address mapped to the host's loopback (--no-map-gw); addresses and routes configured by pasta
 # itself; root, so that it may join a user namespace owned by root (it drops to nobody otherwise).
-HOST_FACTS_S = 5.0
 PASTA_OPTIONS = (
     *("--foreground", "--quiet", "--runas", "0", "--config-net"),
     *("-t", "none", "-u", "none", "-T", "none", "-U", "none", "--no-map-gw"),
@@ -308,17 +251,6 @@ def _watch(network: Network, pid: int) -> None:
         network.close()
 
     threading.Thread(target=wait, name=f"assay-network-{pid}", daemon=True).start()
-
-
-def _host_gateways() -> set[IpAddress]:
-    """The host's default gateways (pasta gives the namespace the same)."""
-    found = set()
-    for family in ("-4", "-6"):
-        listed = _run(["ip", family, "-j", "route", "show", "default"])
-        for route in json.loads(listed or "[]"):
-            if route.get("gateway"):
-                found.add(ipaddress.ip_address(route["gateway"].partition("%")[0]))
-    return found
 
 
 def _block(
@@ -380,19 +312,7 @@ def _setns(fd: int) -> None:
 
 def _ip(pid: int, *args: str, stdin: str | None = None) -> str:
     """`ip ARGS` run in the network namespace of `pid`."""
-    return _run(["nsenter", f"--net=/proc/{pid}/ns/net", "ip", *args], stdin)
-
-
-def _run(argv: list[str], stdin: str | None = None) -> str:
-    try:
-        done = subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise NetworkFailed(f"{' '.join(argv[:4])}: {error}") from None
-    if done.returncode != 0:
-        lines = [line for line in done.stderr.splitlines() if not line.startswith("Command failed")]
-        line = next((line.strip() for line in lines if line.strip()), "failed")
-        raise NetworkFailed(f"{' '.join(argv[:4])}: {line}")
-    return done.stdout
+    return run_command(["nsenter", f"--net=/proc/{pid}/ns/net", "ip", *args], stdin)
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
