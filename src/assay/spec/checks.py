@@ -151,25 +151,55 @@ class FieldItem(BaseModel, defer_build=True):
         return value
 
 
-class FhirResourceStateCheck(CheckBase):
+class Counted(BaseModel, defer_build=True):
+    """A typed check that counts what its selection matched: `count = N` asks for exactly N, and
+    `count = 0` or `absent = true` asks that nothing matches (then there is nothing to check fields
+    on, so none may be given)."""
+
+    count: int | None = Field(None, ge=0)
+    absent: bool = False
+
+    @model_validator(mode="after")
+    def _none_asked_alone(self) -> Counted:
+        if self.absent and self.count not in (None, 0):
+            raise ValueError(
+                f"absent = true asks that nothing matches; count = {self.count} contradicts it"
+            )
+        if self.asks_none:
+            asked = "absent = true" if self.absent else "count = 0"
+            for name in ("fields", "assertions"):
+                if getattr(self, name, None):
+                    raise ValueError(
+                        f"{asked} asks that nothing matches: {name} cannot be checked on nothing"
+                    )
+            if getattr(self, "valid", None) is not None:
+                raise ValueError(
+                    f"{asked} asks that nothing matches: valid cannot be checked on nothing"
+                )
+        return self
+
+    @property
+    def asks_none(self) -> bool:
+        return self.absent or self.count == 0
+
+
+class FhirResourceStateCheck(CheckBase, Counted):
     """A FHIR search on the final state returns a resource with the expected field values."""
 
     kind: Literal["fhir-resource-state"] = Field(alias="assert")
     resource_type: str = Field(min_length=1)
     search: dict[str, str] = {}
     fields: list[FieldItem] = []
-    count: int | None = Field(None, ge=0)
     changed: bool = False
     service: str | None = None
 
 
-class PortalStateMatchCheck(CheckBase):
+class PortalStateMatchCheck(CheckBase, Counted):
     """A row of the portal's state, chosen by `correlate_by`, has the expected values."""
 
     kind: Literal["portal-state-match"] = Field(alias="assert")
     correlate_by: dict[str, Scalar]
     assertions: list[FieldItem] = Field([], validation_alias=AliasChoices("assertions", "fields"))
-    count: int | None = Field(None, ge=0)
     changed: bool = False
     service: str | None = None
 
@@ -203,19 +233,18 @@ class VoiceTranscriptCheck(CheckBase):
         return self
 
 
-class Hl7StructuralCheck(CheckBase):
+class Hl7StructuralCheck(CheckBase, Counted):
     """An outbound HL7 v2 message the interface accepted (AA), chosen by `correlate_by`, has the
     expected values at HL7 paths (`PID.5.1`, `OBX[2].5`)."""
 
     kind: Literal["hl7-structural"] = Field(alias="assert")
     correlate_by: dict[str, Scalar] = {}
     fields: list[FieldItem] = []
-    count: int | None = Field(None, ge=0)
     valid: bool | None = None
     service: str | None = None
 
 
-class SftpFilePresentCheck(CheckBase):
+class SftpFilePresentCheck(CheckBase, Counted):
     """At least one file of the shared tree matches a glob, read by `format`, with the expected
     fields; by default it must have been written during the task run."""
 
@@ -223,12 +252,11 @@ class SftpFilePresentCheck(CheckBase):
     path: str = Field(min_length=1, validation_alias=AliasChoices("path", "glob", "path_pattern"))
     format: Literal["json", "csv", "hl7", "x12", "text"] | None = None
     fields: list[FieldItem] = []
-    count: int | None = Field(None, ge=0)
     changed: bool = True
     service: str | None = None
 
 
-class X12ResponseCheck(CheckBase):
+class X12ResponseCheck(CheckBase, Counted):
     """A clearinghouse response of one transaction set, chosen by `correlate_by` (paths into the
     response or its request), has the expected values at X12 paths (`EB[EB01=B].07`)."""
 
@@ -236,7 +264,6 @@ class X12ResponseCheck(CheckBase):
     transaction_set: Literal["271", "277", "278", "999"]
     correlate_by: dict[str, Scalar] = {}
     fields: list[FieldItem] = []
-    count: int | None = Field(None, ge=0)
     service: str | None = None
 
 

@@ -10,7 +10,13 @@ from typing import Any
 from assay.errors import CheckError
 from assay.spec.checks import FhirResourceStateCheck
 from assay.verify.context import VerifyContext
-from assay.verify.healthcare.items import ItemResult, compare_item, item_details, item_score
+from assay.verify.healthcare.items import (
+    ItemResult,
+    compare_item,
+    item_details,
+    item_score,
+    none_asked_run,
+)
 from assay.verify.model import CheckRun
 from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout
 from assay.world.services.healthcare.fhir.fhirpath import syntax_problem
@@ -42,6 +48,12 @@ def run_fhir_check(check: FhirResourceStateCheck, context: VerifyContext) -> Che
         "search": check.search,
         "matched": len(matched),
     }
+    if check.asks_none:
+        subject = check.resource_type
+        if check.changed:
+            matched = [row for row in matched if _changed(row)]
+            subject += " written during the task run"
+        return none_asked_run(check, len(matched), subject, evidence)
     if not matched:
         details = f"no {check.resource_type} matched search {json.dumps(check.search)}"
         evidence.update(resource=None, field_results=[])
@@ -110,6 +122,11 @@ def _items(check: FhirResourceStateCheck, row: dict[str, Any], matched: int) -> 
     if check.count is not None:
         items.append(ItemResult("$count", check.count, matched, matched == check.count))
     if check.changed:
-        changed = row["created_turn"] > 0 or row["version_id"] > 1
+        changed = _changed(row)
         items.append(ItemResult("$changed", True, changed, changed))
     return items
+
+
+def _changed(row: dict[str, Any]) -> bool:
+    """Created or written during the task run (a seed at its first version is not)."""
+    return row["created_turn"] > 0 or row["version_id"] > 1

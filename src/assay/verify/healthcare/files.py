@@ -9,7 +9,13 @@ from assay.errors import CheckError
 from assay.spec.checks import SftpFilePresentCheck
 from assay.verify.context import VerifyContext
 from assay.verify.healthcare.formats import Unreadable, parsed, path_problem, value
-from assay.verify.healthcare.items import ItemResult, compare_item, item_details, item_score
+from assay.verify.healthcare.items import (
+    ItemResult,
+    compare_item,
+    item_details,
+    item_score,
+    none_asked_run,
+)
 from assay.verify.model import CheckRun
 from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout
 from assay.world.services.healthcare.globs import glob_problem, matches
@@ -27,6 +33,13 @@ def run_files_check(check: SftpFilePresentCheck, context: VerifyContext) -> Chec
         "pattern": check.path,
         "matched_paths": [row["path"] for row in chosen],
     }
+    if check.asks_none:
+        subject = f"file like {check.path}"
+        if check.changed:
+            chosen = [row for row in chosen if _changed(row)]
+            subject += " written during the task run"
+        evidence["matched_paths"] = [row["path"] for row in chosen]
+        return none_asked_run(check, len(chosen), subject, evidence)
     if not chosen:
         folder = check.path.split("*")[0].rsplit("/", 1)[0]
         near = [row["path"] for row in files if row["path"].startswith(folder)][:10]
@@ -90,6 +103,11 @@ def _items(check: SftpFilePresentCheck, row: dict[str, Any], matched: int) -> li
     if check.count is not None:
         items.append(ItemResult("$count", check.count, matched, matched == check.count))
     if check.changed:
-        changed = row["origin"] != "seed" or row["updated_turn"] > 0
+        changed = _changed(row)
         items.append(ItemResult("$changed", True, changed, changed))
     return items
+
+
+def _changed(row: dict[str, Any]) -> bool:
+    """Written during the task run (a seed file never touched is not)."""
+    return row["origin"] != "seed" or row["updated_turn"] > 0

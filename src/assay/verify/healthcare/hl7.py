@@ -9,7 +9,13 @@ from typing import Any
 from assay.errors import CheckError
 from assay.spec.checks import Hl7StructuralCheck
 from assay.verify.context import VerifyContext
-from assay.verify.healthcare.items import ItemResult, compare_item, item_details, item_score
+from assay.verify.healthcare.items import (
+    ItemResult,
+    compare_item,
+    item_details,
+    item_score,
+    none_asked_run,
+)
 from assay.verify.model import CheckRun
 from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout
 from assay.world.services.healthcare.hl7.acks import structure_problem
@@ -27,6 +33,8 @@ def run_hl7_check(check: Hl7StructuralCheck, context: VerifyContext) -> CheckRun
     accepted = [row for row in sent if row["ack_code"] == "AA"]
     chosen = [row for row in accepted if _matches(row, check.correlate_by)]
     evidence: dict[str, Any] = {"correlate_by": check.correlate_by, "matched": len(chosen)}
+    if check.asks_none:
+        return none_asked_run(check, len(chosen), "accepted outbound HL7 message", evidence)
     if not chosen:
         kinds = ", ".join(str(row["message_type"]) for row in sent) or "none"
         wanted = json.dumps(check.correlate_by, default=str)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay.verify.compare import COMPARISONS, compare, describe
+from assay.verify.model import CheckRun
 
 MISSING = object()  # a path that found nothing, shown as null
 
@@ -85,3 +86,14 @@ def _shown(value: Any) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(_shown(item) for item in value) + "]"
     return describe(value) if not isinstance(value, str) else value
+
+
+def none_asked_run(check: Any, matched: int, subject: str, evidence: dict[str, Any]) -> CheckRun:
+    """A check that asks for none (`count = 0`, `absent = true`): 1 when nothing matched, else 0."""
+    asked = "absent = true" if check.absent else "count = 0"
+    evidence = {**evidence, "matched": matched, "field_results": []}
+    if not matched:
+        details = f"no {subject} matched, as {asked} asks"
+        return CheckRun.of(check, passed=True, score=1.0, details=details, evidence=evidence)
+    details = f"{matched} {subject} matched; {asked} asks for none"
+    return CheckRun.of(check, passed=False, score=0.0, details=details, evidence=evidence)

@@ -9,7 +9,13 @@ from typing import Any
 from assay.errors import CheckError
 from assay.spec.checks import PortalStateMatchCheck
 from assay.verify.context import VerifyContext
-from assay.verify.healthcare.items import ItemResult, compare_item, item_details, item_score
+from assay.verify.healthcare.items import (
+    ItemResult,
+    compare_item,
+    item_details,
+    item_score,
+    none_asked_run,
+)
 from assay.verify.model import CheckRun
 from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout
 from assay.world.services.healthcare.paths import read_path
@@ -25,6 +31,12 @@ def run_portal_check(check: PortalStateMatchCheck, context: VerifyContext) -> Ch
     wanted = {k: v for k, v in check.correlate_by.items() if k != "resource"}
     rows = [row for row in _rows(context, resource, check) if _matches(row, wanted)]
     evidence: dict[str, Any] = {"correlate_by": check.correlate_by, "matched": len(rows)}
+    if check.asks_none:
+        subject = f"{resource} row"
+        if check.changed:
+            rows = [row for row in rows if row["updated_turn"] > 0]
+            subject += " written during the task run"
+        return none_asked_run(check, len(rows), subject, evidence)
     if not rows:
         details = f"no {resource} row matched {json.dumps(wanted, default=str)}"
         evidence.update(key=None, assertion_results=[])

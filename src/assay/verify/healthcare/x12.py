@@ -10,7 +10,13 @@ from typing import Any
 from assay.errors import CheckError
 from assay.spec.checks import X12ResponseCheck
 from assay.verify.context import VerifyContext
-from assay.verify.healthcare.items import ItemResult, compare_item, item_details, item_score
+from assay.verify.healthcare.items import (
+    ItemResult,
+    compare_item,
+    item_details,
+    item_score,
+    none_asked_run,
+)
 from assay.verify.model import CheckRun
 from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout
 from assay.world.services.healthcare.x12.paths import BadX12, check_path, parse, read
@@ -31,6 +37,8 @@ def run_x12_check(check: X12ResponseCheck, context: VerifyContext) -> CheckRun:
     ]
     chosen = [row for row in answers if _matches(row, requests.get(row["pair_id"]), check)]
     evidence: dict[str, Any] = {"transaction_set": check.transaction_set, "matched": len(chosen)}
+    if check.asks_none:
+        return none_asked_run(check, len(chosen), check.transaction_set, evidence)
     if not chosen:
         wanted = json.dumps(check.correlate_by, default=str)
         details = (
