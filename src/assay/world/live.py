@@ -113,6 +113,11 @@ class LiveWorld:
         self.trial = self.world.sandbox.trial(task.id)
         return self.trial.start()
 
+    def advance(self) -> str | None:
+        """At the agent's finish: the next instruction of a task in steps (its current step
+        verified first), or None when the task run ends here."""
+        return self.trial.advance() if self.trial is not None else None
+
     def now(self) -> datetime:
         return self.clock.now()
 
