@@ -314,3 +314,21 @@ def test_a_278_is_refused_by_the_eligibility_route(clearinghouse):
     refused = clearinghouse("eligibility", {"raw_270": interchange(body)})
     assert refused.status_code == 400
     assert refused.json()["error"]["message"] == "expected a 270 transaction set, got 278"
+
+
+@pytest.mark.parametrize(
+    ("set_code", "functional", "version"),
+    [("270", "HS", "005010X279A1"), ("276", "HR", "005010X212")],
+)
+def test_the_requests_built_from_fields_are_read_by_the_typed_models(set_code, functional, version):
+    from datetime import datetime
+
+    from assay.world.services.healthcare.x12 import build, summary
+
+    ask = {"member_id": "W123456789", "payer_id": "ACME01", "last": "Okafor", "first": "Chidi"}
+    body = {"270": summary.body_270, "276": summary.body_276}[set_code](
+        {**ask, "claim_id": "PCN0042"}, "T-1"
+    )
+    envelope = build.Envelope("GENHOSP", "CLEARINGHOUSE", 1, datetime(2026, 3, 2, 9))
+    model = typed(build.interchange(envelope, functional, version, body))
+    assert model.header.st_segment.transaction_set_identifier_code == set_code

@@ -64,20 +64,28 @@ class Clearinghouse(Service):
         """A 270 or 276, raw or from fields: refused at the envelope (TA1 or 999) or answered."""
         raw = payload.get("raw")
         if not raw:
-            ask = _asked(payload)
-            trace = f"{asked_set}-{self.control + 1:09d}"
-            body = {"270": summary.body_270, "276": summary.body_276}[asked_set](ask, trace)
-            ask["trace"] = ask["reference"] = trace
-            if asked_set == "270":
-                ask["subscriber_traces"] = [["TRN", "1", trace, "9877281234"]]
-            envelope_out = self._envelope(True)
-            raw = build.interchange(envelope_out, FUNCTIONAL[asked_set], VERSIONS[asked_set], body)
+            raw, ask = self._from_fields(asked_set, _asked(payload))
             return self._answered(asked_set, raw, ask, None, answerer)
         document = _parsed(raw, asked_set)
         refused = self._refused(asked_set, str(raw), document, check_sets=True)
         if refused is not None:
             return refused
         return self._answered(asked_set, str(raw), reader(document), document, answerer)
+
+    def _from_fields(self, asked_set: str, ask: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The 270/276 the tool's fields make, and what it asks (its trace, as its reader would)."""
+        member = self.book.members.get(ask.get("member_id") or "")
+        if member is not None:  # the practice's record names the member in the request
+            ask.update(last=member["last"], first=member["first"])
+        trace = f"{asked_set}-{self.control + 1:09d}"
+        body = {"270": summary.body_270, "276": summary.body_276}[asked_set](ask, trace)
+        ask.update(trace=trace, reference=trace)
+        if asked_set == "276" and ask.get("claim_id"):
+            ask["patient_control_number"] = ask["claim_id"]  # body_276 sends it as REF*EJ
+        if asked_set == "270":
+            ask["subscriber_traces"] = [["TRN", "1", trace, summary.TRACE_ORIGINATOR]]
+        functional, version = FUNCTIONAL[asked_set], VERSIONS[asked_set]
+        return build.interchange(self._envelope(True), functional, version, body), ask
 
     def _answered(self, asked_set, raw, ask, document, answerer) -> dict[str, Any]:
         answer_set, answer = answerer(ask)

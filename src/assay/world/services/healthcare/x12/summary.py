@@ -16,6 +16,7 @@ AAA_REASONS = {
     "77": "subscriber found, patient not found",
     "79": "invalid participant identification: unknown payer",
 }
+TRACE_ORIGINATOR = "9877281234"  # TRN03 of the built 270: "1" and the provider's EIN
 SUBSCRIBER, DEPENDENT = "22", "23"  # HL03 of the 270/276 subscriber and dependent levels
 
 
@@ -90,8 +91,8 @@ def body_270(ask: dict[str, str], trace: str) -> list[str]:
         "HL*2*1*21*1",
         nm1("1P", False, "GENERAL HOSPITAL", qualifier="XX", ident="1234567893"),
         "HL*3*2*22*0",
-        segment("TRN", "1", trace, "9877281234"),
-        nm1("IL", True, "", qualifier="MI", ident=ask.get("member_id", "")),
+        segment("TRN", "1", trace, TRACE_ORIGINATOR),
+        nm1("IL", True, ask.get("last", ""), ask.get("first", ""), "MI", ask.get("member_id", "")),
     ]
     if dob:
         segments.append(f"DMG*D8*{dob}")
@@ -136,7 +137,7 @@ def body_276(ask: dict[str, str], trace: str) -> list[str]:
         "HL*3*2*19*1",
         nm1("1P", False, "GENERAL HOSPITAL", qualifier="XX", ident="1234567893"),
         "HL*4*3*22*0",
-        nm1("IL", True, "", qualifier="MI", ident=ask.get("member_id", "")),
+        nm1("IL", True, ask.get("last", ""), ask.get("first", ""), "MI", ask.get("member_id", "")),
         segment("TRN", "1", trace),
     ]
     if ask.get("claim_id"):
