@@ -332,3 +332,14 @@ def test_the_requests_built_from_fields_are_read_by_the_typed_models(set_code, f
     envelope = build.Envelope("GENHOSP", "CLEARINGHOUSE", 1, datetime(2026, 3, 2, 9))
     model = typed(build.interchange(envelope, functional, version, body))
     assert model.header.st_segment.transaction_set_identifier_code == set_code
+
+
+@pytest.mark.parametrize(
+    ("broken", "ak905"),
+    [(("005010X222A1", "004010X098A1"), "2"), (("GS*HC", "GS*HI"), "1")],
+)
+def test_an_837_group_without_a_guide_gets_a_999_that_says_so(clearinghouse, broken, ak905):
+    answer = clearinghouse("claims", {"raw_837": claim_837().replace(*broken)}).json()
+    assert pyx12_errors(answer["raw"]) == []
+    assert segments(answer["raw"], "AK9") == [["AK9", "R", "1", "1", "0", ak905]]
+    assert answer["accepted"] is False and answer["raw_277ca"] is None

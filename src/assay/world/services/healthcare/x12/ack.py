@@ -8,6 +8,7 @@ from assay.world.services.healthcare.x12.envelope import GroupResult
 from assay.world.services.healthcare.x12.validate import Validation
 
 WRITTEN = ("AK1", "AK2", "IK3", "CTX", "IK4", "IK5", "AK9")
+CLAIM_GUIDES = ("005010X222A1", "005010X223A2")  # the 837 maps pyx12 validates against
 
 
 def body_from_pyx12(checked: Validation) -> list[str]:
@@ -24,6 +25,19 @@ def body_from_pyx12(checked: Validation) -> list[str]:
             part = "*".join(elements)
         found.append(part)
     return found
+
+
+def body_unsupported(groups: list[GroupResult]) -> list[str]:
+    """An 837 group pyx12 has no map for: AK9*R with AK905 1 (functional group not supported)
+    or 2 (its GS08 version is not supported)."""
+    group = groups[0]
+    code = "1" if group.functional != "HC" else "2" if group.version not in CLAIM_GUIDES else "1"
+    received = str(len(group.sets))
+    return [
+        "999",
+        segment("AK1", group.functional, group.control, group.version),
+        segment("AK9", "R", group.declared or received, received, "0", code),
+    ]
 
 
 def body_from_groups(groups: list[GroupResult]) -> list[str]:

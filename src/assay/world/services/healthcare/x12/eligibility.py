@@ -38,7 +38,7 @@ def eligibility_body(
     now: datetime,
 ) -> list[str]:
     """The 271's segments after ST, the BHT03 of the 270 returned as the guide asks."""
-    payer_name = payer["name"] if payer else "UNKNOWN PAYER"
+    payer_name = payer["name"] if payer else ask.get("payer_name") or "UNKNOWN PAYER"
     segments = [
         "271",
         segment(

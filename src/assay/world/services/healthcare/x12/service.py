@@ -141,9 +141,11 @@ class Clearinghouse(Service):
         if refused is not None:
             return {**refused, "raw_277ca": None, "accepted": False, "errors": []}
         checked = validate(raw)
-        ack_raw = build.interchange(
-            self._envelope(False), "FA", "005010X231A1", ack.body_from_pyx12(checked)
-        )
+        if checked.ack:
+            body = ack.body_from_pyx12(checked)
+        else:  # pyx12 could not read it: no map for its group
+            body = ack.body_unsupported(envelope.groups(document))
+        ack_raw = build.interchange(self._envelope(False), "FA", "005010X231A1", body)
         accepted = summary.of_999(parse(ack_raw))["accepted"]
         parsed = {"accepted": accepted, "claims": len(batch.claims), "errors": checked.errors}
         answer = self._pair("837", raw, {**asked, "valid": checked.valid}, "999", ack_raw, parsed)

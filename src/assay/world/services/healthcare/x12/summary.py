@@ -70,6 +70,7 @@ def from_270(document: Interchange) -> dict[str, Any]:
         "last": member[3],
         "first": member[4],
         "payer_id": _text(document, "NM1[NM101=PR].09"),
+        "payer_name": _text(document, "NM1[NM101=PR].03"),
         "provider": _named(_first(levels.get("21", []), "NM1")),
         "dob": _first(subscriber, "DMG")[2],
         "service_type": _text(document, "EQ.01"),
