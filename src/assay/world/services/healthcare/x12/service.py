@@ -139,7 +139,8 @@ class Clearinghouse(Service):
         asked = {"claims": [claim.claim_id for claim in batch.claims]}
         refused = self._refused("837", raw, document, check_sets=False)
         if refused is not None:
-            return {**refused, "raw_277ca": None, "accepted": False, "errors": []}
+            reason = refused["parsed"].get("reason")
+            return {**refused, "raw_277ca": None, "accepted": False, "errors": [reason]}
         checked = validate(raw)
         if checked.ack:
             body = ack.body_from_pyx12(checked)
