@@ -81,8 +81,8 @@ class RunTree(asyncssh.SFTPServer):
             raise asyncssh.SFTPNoSuchFile(f"no such file or folder: {path or '/'}")
         return found
 
-    def _attrs(self, found: Entry) -> asyncssh.SFTPAttrs:
-        tree = self._tree()
+    def _attrs(self, found: Entry, tree: Any = None) -> asyncssh.SFTPAttrs:
+        tree = tree or self._tree()
         clock = tree.world.clock
         mtime = int((clock.start + clock.step * found.updated_turn).timestamp())
         if found.kind == "folder":
@@ -135,8 +135,9 @@ class RunTree(asyncssh.SFTPServer):
             raise asyncssh.SFTPNoSuchFile(f"{where} is not a folder")
         here = self._attrs(folder)
         names = [asyncssh.SFTPName(b".", attrs=here), asyncssh.SFTPName(b"..", attrs=here)]
-        for item in self._tree().listing(where):
-            names.append(asyncssh.SFTPName(item.name.encode(), attrs=self._attrs(item)))
+        tree = self._tree()
+        for item in tree.listing(where):
+            names.append(asyncssh.SFTPName(item.name.encode(), attrs=self._attrs(item, tree)))
         return names
 
     def readlink(self, path: bytes) -> bytes:
