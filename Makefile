@@ -33,6 +33,13 @@ $(CHROMIUM):
 	$(SUDO) apt-get update -qq
 	$(SUDO) apt-get install -y -qq chromium
 
+# The SFTP listener is tested with OpenSSH's own client (tests/conformance/test_sftp.py).
+SFTP_CLIENT := /usr/bin/sftp
+
+$(SFTP_CLIENT):
+	$(SUDO) apt-get update -qq
+	$(SUDO) apt-get install -y -qq openssh-client
+
 demo: $(BIN)/assay sandbox-tools
 	$(BIN)/assay run worlds/shop --agent reference
 
@@ -49,7 +56,7 @@ statements: $(BIN)/assay
 docs: $(BIN)/assay
 	$(BIN)/mkdocs build --strict --site-dir site
 
-test: lint docs sandbox-tools $(CHROMIUM)
+test: lint docs sandbox-tools $(CHROMIUM) $(SFTP_CLIENT)
 	$(BIN)/pytest -n auto --dist loadfile
 
 bench: $(BIN)/assay sandbox-tools
