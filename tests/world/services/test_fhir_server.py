@@ -81,10 +81,15 @@ def test_create_update_vread_and_delete_keep_versions_and_times(ehr):
     assert updated["result"]["meta"]["versionId"] == "2"
     assert (stale["status"], stale["code"]) == ("ERROR", "precondition_failed")
     assert first["result"]["status"] == "free"
-    assert deleted["result"] == {
-        "resourceType": "Appointment",
-        "id": "appointment-0001",
-        "deleted": True,
+    assert deleted["result"] == {  # R4: an OperationOutcome, not the resource marked deleted
+        "resourceType": "OperationOutcome",
+        "issue": [
+            {
+                "severity": "information",
+                "code": "informational",
+                "diagnostics": "Appointment/appointment-0001 deleted",
+            }
+        ],
     }
     assert (gone["code"], missing["code"]) == ("gone", "not_found")
 
@@ -208,6 +213,8 @@ def test_a_transaction_links_new_entries_and_is_all_or_nothing(ehr):
     assert made[1]["response"] == {
         "status": "201 Created",
         "location": "Patient/patient-0001/_history/1",
+        "etag": 'W/"1"',
+        "lastModified": "2026-03-02T09:01:00Z",
     }
     assert (refused["status"], refused["code"]) == ("ERROR", "not_found")
     assert refused["message"].startswith("Bundle.entry[1]: ")
