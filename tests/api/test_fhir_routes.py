@@ -22,7 +22,10 @@ def test_a_booking_made_over_http_is_graded_as_in_process(tmp_path):
         assert [e["resource"]["id"] for e in slots["entry"]] == ["slot-thu"]
         made = api.post(f"{base}/Appointment", json=APPOINTMENT, headers=headers)
         assert made.status_code == 201
-        assert made.headers["location"] == "Appointment/appointment-0001/_history/1"
+        # R4: Location is absolute, on the base the client reached
+        assert made.headers["location"] == (
+            f"http://testserver{base}/Appointment/appointment-0001/_history/1"
+        )
         assert made.headers["content-type"].startswith("application/fhir+json")
         slot = api.get(f"{base}/Slot/slot-thu", headers=headers).json()
         stale = api.put(
@@ -40,7 +43,7 @@ def test_a_booking_made_over_http_is_graded_as_in_process(tmp_path):
         bad = api.post(
             f"{base}/Patient", json={"resourceType": "Patient", "gender": "femal"}, headers=headers
         )
-        assert (bad.status_code, bad.json()["issue"][0]["code"]) == (422, "code_invalid")
+        assert (bad.status_code, bad.json()["issue"][0]["code"]) == (422, "code-invalid")
         assert api.delete(f"{base}/Appointment/nope", headers=headers).status_code == 404
         done = api.post(task_run["complete_url"], json={"output": "booked"}, headers=headers).json()
         assert (done["outcome"], done["reward"]) == ("verified", 1)
@@ -84,4 +87,4 @@ def test_conditional_update_vread_and_a_deleted_resource_over_http(tmp_path):
         assert first["birthDate"] == "1970-01-15"
         assert api.delete(f"{base}/Patient/zoe-muller", headers=headers).status_code == 200
         gone = api.get(f"{base}/Patient/zoe-muller", headers=headers)
-        assert (gone.status_code, gone.json()["issue"][0]["code"]) == (410, "gone")
+        assert (gone.status_code, gone.json()["issue"][0]["code"]) == (410, "deleted")

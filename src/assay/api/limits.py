@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
+
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from assay.api.errors import error_response
+from assay.api.fhir_http import too_large
 
 MAX_BODY_ENVIRONMENT = "ASSAY_MAX_BODY_BYTES"
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+FHIR_PATH = re.compile(r"^/v1/benchmark-runs/[^/]+/fhir(/|$)")  # refused as an OperationOutcome
 
 
 class BodyLimit:
@@ -47,7 +51,10 @@ class BodyLimit:
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send, message: str) -> None:
         # the rest of the body is never read, so the connection cannot carry another request
-        refusal = error_response(413, "payload_too_large", message, {"connection": "close"})
+        if FHIR_PATH.match(scope.get("path", "")):
+            refusal = too_large(message)
+        else:
+            refusal = error_response(413, "payload_too_large", message, {"connection": "close"})
         await refusal(scope, receive, send)
 
 

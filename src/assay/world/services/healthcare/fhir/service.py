@@ -118,8 +118,7 @@ class FhirServer(Service):
                 raise
             params, issues = self._without_refused(resource_type, params)
             selection = select(self.store.of_type, resource_type, params)
-        base = self.options.get("base_url", "http://fhir.local")
-        return searchset(selection, base, resource_type, params, window_asked, issues)
+        return searchset(selection, self.base_url, resource_type, params, window_asked, issues)
 
     def _without_refused(
         self, resource_type: str, params: dict[str, str | list[str]]
@@ -155,7 +154,7 @@ class FhirServer(Service):
         if_none_exist: str | None = None,
         given_id: str | None = None,
     ) -> dict[str, Any]:
-        plain = validated(resource, self.allowed)
+        plain = self._valid(resource)
         kind = plain["resourceType"]
         if if_none_exist:
             existing = self.matches(kind, if_none_exist)
@@ -174,7 +173,7 @@ class FhirServer(Service):
         if_match: str | None = None,
         conditional: str | None = None,
     ) -> dict[str, Any]:
-        plain = validated(resource, self.allowed)
+        plain = self._valid(resource)
         if conditional:
             plain = self._conditional_target(plain, conditional)
         if "id" not in plain:
@@ -237,6 +236,16 @@ class FhirServer(Service):
         }
         self.store.write(plain, version, method, created_turn)
         return plain
+
+    @property
+    def base_url(self) -> str:
+        """The base the server writes in Bundle links where no HTTP request names one."""
+        return self.options.get("base_url", "http://fhir.local")
+
+    def _valid(self, resource: Any) -> dict[str, Any]:
+        if isinstance(resource, dict) and isinstance(resource.get("resourceType"), str):
+            self._served(resource["resourceType"])
+        return validated(resource, self.allowed)
 
     def _served(self, resource_type: str) -> None:
         if model_class(resource_type) is None:
