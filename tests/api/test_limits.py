@@ -11,7 +11,8 @@ from apikit import OPERATOR, OPERATOR_KEY, every_endpoint
 from worldkit import SHOP
 
 from assay.api import open_api
-from assay.api.limits import FHIR_PATH, BodyLimit
+from assay.api.fhir_http import FHIR_PATH
+from assay.api.limits import BodyLimit
 from assay.errors import UsageError
 from assay.runs.store import open_store
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -18,6 +19,7 @@ from assay.world.services.healthcare.fhir.limits import MAX_DEPTH, too_deep
 from assay.world.services.healthcare.fhir.outcomes import operation_outcome, refusal
 
 FHIR_JSON = "application/fhir+json"
+FHIR_PATH = re.compile(r"^/v1/benchmark-runs/[^/]+/fhir(/|$)")  # where errors are OperationOutcomes
 JSON_TYPES = {"application/fhir+json", "application/json", "application/json+fhir", "json"}
 ANY_TYPES = {"*/*", "application/*", ""}
 CONTROL = ("_format", "_pretty")  # about the HTTP answer, not the search

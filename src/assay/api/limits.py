@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import re
-
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from assay.api.errors import error_response
-from assay.api.fhir_http import too_large
+from assay.api.fhir_http import FHIR_PATH, too_large
 
 MAX_BODY_ENVIRONMENT = "ASSAY_MAX_BODY_BYTES"
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
-FHIR_PATH = re.compile(r"^/v1/benchmark-runs/[^/]+/fhir(/|$)")  # refused as an OperationOutcome
 
 
 class BodyLimit:
