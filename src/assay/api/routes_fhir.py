@@ -9,6 +9,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
+from assay import __version__
 from assay.api.auth import Caller
 from assay.api.dependencies import Anyone
 from assay.api.errors import ApiError
@@ -75,8 +76,6 @@ async def metadata(run_id: str, request: Request, who: Anyone) -> Response:
     ]
     types = {kind for listed in served for kind in listed}
     date = world.spec.clock.isoformat().replace("+00:00", "Z")
-    from assay import __version__
-
     statement = capability_statement(
         types, _role_tools(context, who, run_id), served_base(request, run_id), date, __version__
     )
@@ -171,9 +170,9 @@ async def search(run_id: str, resource_type: str, request: Request, who: Anyone)
 async def search_form(run_id: str, resource_type: str, request: Request, who: Anyone) -> Response:
     """Search with parameters in a form body and the query string, every value kept."""
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if kind != "application/x-www-form-urlencoded":
+    if kind != "application/x-www-form-urlencoded" and (kind or await request.body()):
         return refused("unsupported_media_type", f"Content-Type {kind!r}: send a form")
-    form = (await request.form()).multi_items()
+    form = (await request.form()).multi_items() if kind else []
     pairs = [*request.query_params.multi_items(), *((k, str(v)) for k, v in form)]
     return _search(request, who, run_id, resource_type, pairs)
 
@@ -181,14 +180,11 @@ async def search_form(run_id: str, resource_type: str, request: Request, who: An
 def _search(
     request: Request, who: Caller, run_id: str, resource_type: str, pairs: list[tuple[str, str]]
 ) -> Response:
-    params: dict[str, Any] = {}
+    listed: dict[str, list[str]] = {}
     for name, value in pairs:
-        if name in CONTROL:
-            continue
-        held = params.get(name)
-        params[name] = (
-            value if held is None else [*([held] if isinstance(held, str) else held), value]
-        )
+        if name not in CONTROL:
+            listed.setdefault(name, []).append(value)
+    params = {name: values[0] if len(values) == 1 else values for name, values in listed.items()}
     args: dict[str, Any] = {"resource_type": resource_type, "params": params}
     if prefer(request).get("handling") == "lenient":
         args["lenient"] = True
