@@ -15,6 +15,7 @@ import pytest
 from apikit import ASSAY, KEY, Server, bearer, every_endpoint, free_port
 from worldkit import ROOT, SHOP
 
+from assay.api.fhir_http import FHIR_PATH
 from assay.client import ApiError, Client
 from assay.runs import open_benchmark
 from assay.runs.store import open_store
@@ -176,7 +177,9 @@ def test_a_non_ascii_token_is_401_on_every_endpoint_and_the_connection_lives_on(
                 headers={"Authorization": header},
             )
             assert response.status_code == 401, (method, path, response.text)
-            assert response.json()["error"]["code"] == "unauthorized"
+            body = response.json()  # R4: a FHIR error is an OperationOutcome
+            code = body["issue"][0]["code"] if FHIR_PATH.match(path) else body["error"]["code"]
+            assert code == ("login" if FHIR_PATH.match(path) else "unauthorized")
         assert client.get("/v1/criterion-runs/x", headers=bearer(KEY)).status_code == 404
     assert len(endpoints) == 49  # the flow, keys, worlds, episodes and every service surface
 
