@@ -14,7 +14,7 @@ from assay.api.dependencies import Anyone
 from assay.api.errors import ApiError, ErrorBody
 from assay.api.sandbox_calls import call_on_started
 from assay.taskrun.observation import Event
-from assay.world.services.healthcare.fhir.params import PARAMS, known
+from assay.world.services.healthcare.fhir.params import known, searchable_types
 
 router = APIRouter(prefix="/v1/benchmark-runs/{run_id}/fhir", tags=["services"])
 FHIR_JSON = "application/fhir+json"
@@ -93,7 +93,7 @@ async def metadata(run_id: str, request: Request, who: Anyone) -> JSONResponse:
     context.record(who, run_id)
     world = context.run_info(run_id).benchmark.world
     kinds = [options for kind, options in world.services.values() if kind.kind == "fhir"]
-    served = [options.get("resource_types") or PARAMS for options in kinds]
+    served = [options.get("resource_types") or searchable_types() for options in kinds]
     types = sorted({t for listed in served for t in listed})
     statement = {
         "resourceType": "CapabilityStatement",
@@ -122,7 +122,8 @@ def _capability(resource_type: str) -> dict[str, Any]:
         "conditionalCreate": True,
         "conditionalUpdate": True,
         "searchParam": [
-            {"name": name, "type": kind} for name, (kind, _) in sorted(known(resource_type).items())
+            {"name": name, "type": kind}
+            for name, (kind, *_) in sorted(known(resource_type).items())
         ],
     }
 
@@ -184,7 +185,7 @@ async def delete(
 @router.get("/{resource_type}", responses=RESPONSES)
 async def search(run_id: str, resource_type: str, request: Request, who: Anyone) -> JSONResponse:
     """Search: a searchset Bundle; an unknown parameter is 400."""
-    params = dict(request.query_params)
+    params = _repeated(request.query_params.multi_items())
     return _call(
         request, who, run_id, "fhir_search", {"resource_type": resource_type, "params": params}
     )
@@ -195,10 +196,23 @@ async def search_form(
     run_id: str, resource_type: str, request: Request, who: Anyone
 ) -> JSONResponse:
     """Search with the parameters in a form body."""
-    params = {key: str(value) for key, value in (await request.form()).items()}
+    params = _repeated((await request.form()).multi_items())
     return _call(
         request, who, run_id, "fhir_search", {"resource_type": resource_type, "params": params}
     )
+
+
+def _repeated(items: list[tuple[str, Any]]) -> dict[str, str | list[str]]:
+    """Query or form parameters; a repeated one becomes a list (each value ANDed in search)."""
+    params: dict[str, Any] = {}
+    for key, value in items:
+        if key not in params:
+            params[key] = str(value)
+        elif isinstance(params[key], list):
+            params[key].append(str(value))
+        else:
+            params[key] = [params[key], str(value)]
+    return params
 
 
 @router.post("/{resource_type}", responses=RESPONSES)

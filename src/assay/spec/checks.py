@@ -156,7 +156,7 @@ class FhirResourceStateCheck(CheckBase):
 
     kind: Literal["fhir-resource-state"] = Field(alias="assert")
     resource_type: str = Field(min_length=1)
-    search: dict[str, str] = {}
+    search: dict[str, str | list[str]] = {}  # a list repeats the parameter (AND)
     fields: list[FieldItem] = []
     count: int | None = Field(None, ge=0)
     changed: bool = False

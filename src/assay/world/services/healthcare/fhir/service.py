@@ -13,7 +13,8 @@ from assay.errors import ServiceError, SpecError
 from assay.spec.files import shown
 from assay.world.services.base import Service, canonical
 from assay.world.services.healthcare.fhir.bundles import run_bundle
-from assay.world.services.healthcare.fhir.search import SearchError, matcher
+from assay.world.services.healthcare.fhir.query import select, shaped
+from assay.world.services.healthcare.fhir.search import SearchError
 from assay.world.services.healthcare.fhir.store import FhirStore
 from assay.world.services.healthcare.fhir.tables import INSERT_CURRENT, INSERT_HISTORY, TABLES
 from assay.world.services.healthcare.fhir.tables import canonical as resource_text
@@ -97,24 +98,24 @@ class FhirServer(Service):
 
     def _search(self, resource_type: str, params: dict[str, str]) -> dict[str, Any]:
         self._served(resource_type)
-        test = matcher(resource_type, params)
-        found = [resource for resource in self.store.of_type(resource_type) if test(resource)]
-        found = _sorted(found, params.get("_sort"))
+        selection = select(self.store.of_type, resource_type, params)
+        found = [] if selection.summary == "count" else selection.matches
         count = _count(params.get("_count"))
         base = self.options.get("base_url", "http://fhir.local")
         query = "&".join(f"{k}={v}" for k, v in sorted(params.items()))
         return {
             "resourceType": "Bundle",
             "type": "searchset",
-            "total": len(found),
+            "total": len(selection.matches),
             "link": [{"relation": "self", "url": f"{base}/{resource_type}?{query}"}],
             "entry": [
                 {
                     "fullUrl": f"{base}/{r['resourceType']}/{r['id']}",
-                    "resource": r,
-                    "search": {"mode": "match"},
+                    "resource": shaped(r, selection),
+                    "search": {"mode": mode},
                 }
-                for r in found[:count]
+                for r, mode in [(r, "match") for r in found[:count]]
+                + [(r, "include") for r in selection.included]
             ],
         }
 

@@ -45,14 +45,18 @@ def fhir_vread(
 
 
 def fhir_search(
-    world: Any, resource_type: str, params: dict[str, str] | None = None, service: str | None = None
+    world: Any,
+    resource_type: str,
+    params: dict[str, str | list[str]] | None = None,
+    service: str | None = None,
 ) -> dict[str, Any]:
     """Search FHIR resources of one type; returns a searchset Bundle. An unknown parameter is
     refused.
 
     Args:
         resource_type: e.g. Slot.
-        params: FHIR search parameters as strings, e.g. {"status": "free", "start": "ge2026-03-05"}.
+        params: FHIR search parameters as strings, e.g. {"status": "free", "start": "ge2026-03-05"};
+            a list repeats the parameter (AND), e.g. {"birthdate": ["ge1980", "lt1990"]}.
         service: The FHIR server to use, when the world has more than one.
     """
     payload = {"resource_type": resource_type, "params": params or {}}
