@@ -193,3 +193,16 @@ def test_every_search_parameter_and_check_path_example_is_fhirpath():
     paths = {param.expression for table in tables for param in table.values() if param.expression}
     paths |= {"telecom.where(system='phone').value", "participant[0].actor.display"}
     assert {path: syntax_problem(path) for path in paths} == dict.fromkeys(paths)
+
+
+def test_a_list_in_the_search_is_the_parameter_repeated():
+    rows = [
+        (appointment("a1", "Dr. Rivera", WEDNESDAY), "2026-03-02T09:00:00Z", 1, 1),
+        (appointment("a2", "Dr. Rivera", THURSDAY), "2026-03-02T09:00:00Z", 1, 1),
+    ]
+    between = {"date": ["ge2026-03-05", "lt2026-03-06"], "status": "booked,cancelled"}
+    done = run(rows, search=between, count=1)
+    assert (done.passed, done.evidence["resource"]) == (True, "Appointment/a2")
+    assert compile_fhir_check(check(search={"date": ["ge2026-03-05", "soon"]})) == [
+        ("search.date", "'soon' is not a date (yyyy, yyyy-mm, yyyy-mm-dd or a dateTime)")
+    ]

