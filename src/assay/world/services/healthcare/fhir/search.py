@@ -101,6 +101,8 @@ def criterion(resource_type: str, raw_name: str, value: str, resources: Resource
     if dot:
         return _chained(param, name, modifier, chain, value, resources)
     if param.type == "reference" and modifier and modifier[0].isupper():
+        if modifier not in param.targets:
+            raise SearchError(f"{raw_name}: {name} names no {modifier}")
         return _any_value(values, [reference_test(modifier, want) for want in _ors(value)])
     if modifier not in MODIFIERS.get(param.type, {""}):
         if modifier not in R4_MODIFIERS:

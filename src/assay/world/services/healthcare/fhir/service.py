@@ -99,7 +99,8 @@ class FhirServer(Service):
     def _search(self, resource_type: str, params: dict[str, str]) -> dict[str, Any]:
         self._served(resource_type)
         selection = select(self.store.of_type, resource_type, params)
-        found = [] if selection.summary == "count" else selection.matches
+        counted = selection.summary == "count"  # the total alone
+        found = [] if counted else selection.matches
         count = _count(params.get("_count"))
         base = self.options.get("base_url", "http://fhir.local")
         query = "&".join(f"{k}={v}" for k, v in sorted(params.items()))
@@ -115,7 +116,7 @@ class FhirServer(Service):
                     "search": {"mode": mode},
                 }
                 for r, mode in [(r, "match") for r in found[:count]]
-                + [(r, "include") for r in selection.included]
+                + [(r, "include") for r in ([] if counted else selection.included)]
             ],
         }
 
