@@ -206,3 +206,10 @@ def test_a_list_in_the_search_is_the_parameter_repeated():
     assert compile_fhir_check(check(search={"date": ["ge2026-03-05", "soon"]})) == [
         ("search.date", "'soon' is not a date (yyyy, yyyy-mm, yyyy-mm-dd or a dateTime)")
     ]
+
+
+def test_a_check_on_any_r4_parameter_of_any_type_loads():
+    on_task = check(resource_type="Task", search={"identifier": "http://genhosp.example/task|T-1"})
+    assert compile_fhir_check(on_task) == []
+    chained = check(search={"patient.birthdate": "lt1980", "_sort": "-date"})
+    assert compile_fhir_check(chained) == []
