@@ -33,6 +33,19 @@ def test_the_table_is_what_the_generator_writes_from_its_source():
     assert generate.render(source) == generate.TARGET.read_text(encoding="utf-8")
 
 
+def test_a_file_that_is_not_the_bundle_is_one_line_and_exit_2(tmp_path, capsys):
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text(
+        '{"resourceType": "Bundle", "entry": [{"resource": {"resourceType": "Patient"}}]}'
+    )
+    before = generate.TARGET.read_text(encoding="utf-8")
+    assert generate.main([str(wrong)]) == 2
+    assert capsys.readouterr().err == (
+        f"{wrong}: not R4's SearchParameter bundle: want a Bundle of SearchParameter resources\n"
+    )
+    assert generate.TARGET.read_text(encoding="utf-8") == before
+
+
 def test_every_type_and_parameter_of_r4_is_there():
     assert len(searchable_types()) == 133
     assert sum(len(r4_search.PARAMS[t]) for t in searchable_types()) == 1700

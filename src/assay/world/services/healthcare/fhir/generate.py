@@ -74,7 +74,9 @@ def build(bundle: dict[str, Any]) -> tuple[dict, dict]:
     from fhirpathpy.models import models
 
     choices = models["r4"]["choiceTypePaths"]
-    definitions = [entry["resource"] for entry in bundle["entry"]]
+    definitions = [entry["resource"] for entry in bundle.get("entry", [])]
+    if not definitions or any(d.get("resourceType") != "SearchParameter" for d in definitions):
+        raise ValueError("want a Bundle of SearchParameter resources")
     by_url = {definition["url"]: definition for definition in definitions}
     common: dict[str, tuple] = {}
     typed: dict[str, dict[str, tuple]] = {}

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -18,7 +18,7 @@ from assay.world.services.healthcare.fhir.matching import (
 )
 from assay.world.services.healthcare.fhir.params import known
 from assay.world.services.healthcare.fhir.paths import evaluator
-from assay.world.services.healthcare.fhir.search import matcher, parameter, values_of
+from assay.world.services.healthcare.fhir.search import Resources, matcher, parameter, values_of
 from assay.world.services.healthcare.fhir.shape import subset
 
 __all__ = ["PAGING", "Selection", "select", "shaped"]
@@ -26,7 +26,6 @@ __all__ = ["PAGING", "Selection", "select", "shaped"]
 PAGING = frozenset({"_count", "_offset"})  # parameters the REST layer reads itself
 TOTALS = ("accurate", "estimate", "none")
 SUMMARIES = ("true", "count", "data", "text", "false")
-Resources = Callable[[str], list[dict[str, Any]]]
 
 
 @dataclass(frozen=True)

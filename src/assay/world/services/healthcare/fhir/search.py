@@ -109,7 +109,7 @@ def criterion(resource_type: str, raw_name: str, value: str, resources: Resource
             raise SearchError(f"unknown modifier :{modifier} on {name}")
         raise SearchError(f"{raw_name}: :{modifier} is not supported on a {param.type} parameter")
     if param.type == "composite":
-        return _composite(resource_type, name, param, value)
+        return _composite(name, param, value)
     if param.type == "token" and modifier == "not":  # R4: includes resources without a value
         match = _any_value(values, [token_test("", want) for want in _ors(value)])
         return lambda resource: not match(resource)
@@ -170,7 +170,7 @@ def _chained(
     return test
 
 
-def _composite(resource_type: str, name: str, param: SearchParam, value: str) -> Match:
+def _composite(name: str, param: SearchParam, value: str) -> Match:
     """`code-value-quantity=loinc|8480-6$gt100`: every component matches within one item."""
     items = evaluator(param.expression)
     alternatives = []
