@@ -223,24 +223,23 @@ def _quantity(want: str, with_unit: bool) -> Test:
     low, high = value - half, value + half
     margin = abs(value) / 10
 
+    compare = {
+        "eq": lambda first, last: low <= first and last < high,
+        "ne": lambda first, last: not (low <= first and last < high),
+        "gt": lambda first, last: last > value,
+        "lt": lambda first, last: first < value,
+        "ge": lambda first, last: last >= value,
+        "le": lambda first, last: first <= value,
+        "sa": lambda first, last: first > value,
+        "eb": lambda first, last: last < value,
+        "ap": lambda first, last: first <= value + margin and value - margin <= last,
+    }[prefix]
+
     def test(item: Any) -> bool:
         if code and not _same_unit(item, system, code):
             return False
         bounds = _bounds(item)
-        if bounds is None:
-            return False
-        first, last = bounds
-        return {
-            "eq": low <= first and last < high,
-            "ne": not (low <= first and last < high),
-            "gt": last > value,
-            "lt": first < value,
-            "ge": last >= value,
-            "le": first <= value,
-            "sa": first > value,
-            "eb": last < value,
-            "ap": first <= value + margin and value - margin <= last,
-        }[prefix]
+        return bounds is not None and compare(*bounds)
 
     return test
 

@@ -163,18 +163,23 @@ def _walk(plan: Plan, resource: dict[str, Any]) -> list[Any]:
         for op in ops:
             if callable(op):
                 nodes = [node for node in nodes if op(node)]
-            else:
-                nodes = [value for node in nodes for value in _values(node, *op)]
+                continue
+            key, kinds = op
+            stepped: list[Any] = []
+            for node in nodes:
+                if isinstance(node, dict):
+                    _step(node, key, kinds, stepped)
+            nodes = stepped
         found.extend(nodes)
     return found
 
 
-def _values(node: Any, key: str, kinds: tuple[str, ...]) -> list[Any]:
-    if not isinstance(node, dict):
-        return []
+def _step(node: dict[str, Any], key: str, kinds: tuple[str, ...], into: list[Any]) -> None:
+    """Add the values of `node`'s `key` (or of its typed choice key) to `into`."""
     value = node.get(key)
     if value is None:
         value = next((node[key + kind] for kind in kinds if key + kind in node), None)
-    if value is None:
-        return []
-    return value if isinstance(value, list) else [value]
+    if isinstance(value, list):
+        into.extend(value)
+    elif value is not None:
+        into.append(value)
