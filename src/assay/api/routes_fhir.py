@@ -28,7 +28,7 @@ from assay.api.fhir_replies import replied
 from assay.api.sandbox_calls import call_in_world
 from assay.errors import ToolError
 from assay.world.services.healthcare.fhir.capability import capability_statement
-from assay.world.services.healthcare.fhir.params import PARAMS
+from assay.world.services.healthcare.fhir.params import searchable_types
 from assay.world.services.lookup import service_for
 
 router = APIRouter(
@@ -70,7 +70,7 @@ async def metadata(run_id: str, request: Request, who: Anyone) -> Response:
     context.record(who, run_id)
     world = context.run_info(run_id).benchmark.world
     served = [
-        options.get("resource_types") or PARAMS
+        options.get("resource_types") or searchable_types()
         for kind, options in world.services.values()
         if kind.kind == "fhir"
     ]

@@ -188,7 +188,7 @@ class FhirResourceStateCheck(CheckBase, Counted):
 
     kind: Literal["fhir-resource-state"] = Field(alias="assert")
     resource_type: str = Field(min_length=1)
-    search: dict[str, str] = {}
+    search: dict[str, str | list[str]] = {}  # a list repeats the parameter (AND)
     fields: list[FieldItem] = []
     changed: bool = False
     service: str | None = None

@@ -61,6 +61,7 @@ def _resource(kind: str, tools: Collection[str]) -> dict[str, Any]:
     if "fhir_search" in tools:
         entry["searchParam"] = [
             {"name": name, "type": param_type}
-            for name, (param_type, _) in sorted(known(kind).items())
+            for name, (param_type, expression, *_) in sorted(known(kind).items())
+            if expression and param_type != "special"  # those the server refuses are not listed
         ]
     return entry

@@ -40,7 +40,8 @@ def searchset(
     shown = [] if count == 0 or selection.summary == "count" else matches[offset : offset + count]
     entries = [_entry(base, shaped(r, selection), "match") for r in shown]
     if shown:
-        entries += [_entry(base, shaped(r, selection), "include") for r in selection.included]
+        added = selection.included_for(shown)
+        entries += [_entry(base, shaped(r, selection), "include") for r in added]
     if issues is not None:
         entries.append({"resource": issues, "search": {"mode": "outcome"}})
     bundle: dict[str, Any] = {"resourceType": "Bundle", "type": "searchset"}
