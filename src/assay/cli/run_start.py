@@ -34,14 +34,22 @@ class Choice:
 
 
 def _opened(
-    world: Path, execution: Execution, verifier_mode: VerifierChoice, kept: Path | None = None
+    world: Path,
+    execution: Execution,
+    verifier_mode: VerifierChoice,
+    kept: Path | None = None,
+    left_out: frozenset[str] = frozenset(),
 ) -> Benchmark:
-    """The benchmark of `world`; for container-format tasks, first each guarantee this machine
-    cannot give their sandboxes, one line each on stderr."""
+    """The benchmark of `world` without the `left_out` tasks; for container-format tasks, first
+    each guarantee this machine cannot give their sandboxes, one line each on stderr."""
     from assay.runs import open_benchmark
 
     benchmark = open_benchmark(
-        world, world_db=execution.world_db, verifier_mode=verifier_mode, keep_artifacts=kept
+        world,
+        world_db=execution.world_db,
+        verifier_mode=verifier_mode,
+        keep_artifacts=kept,
+        left_out=left_out,
     )
     if benchmark.world.sandbox is not None:
         from assay.cli.render import print_sandbox_gaps
@@ -57,18 +65,19 @@ def fresh(
     from assay.runs.plan import DEFAULT_SPLITS
     from assay.runs.record import record_run
     from assay.runs.run import always_scored
-    from assay.trust.withdrawn import changed_chosen, withdrawn_chosen
+    from assay.trust.withdrawn import changed_chosen, withdrawn_on_file
 
-    benchmark = _opened(world, execution, choice.verifier_mode, choice.keep_artifacts)
     splits = choice.splits or DEFAULT_SPLITS
-    left_out = (
-        []
+    withdrawn, left_out = (
+        (frozenset(), [])
         if choice.include_withdrawn
-        else withdrawn_chosen(benchmark.world, choice.tasks, splits, records)
+        else withdrawn_on_file(world, choice.tasks, splits, records)
     )
-    leave_out = {state.task_id for state in left_out}
-    planned = prepare(benchmark, agent, choice.tasks, splits, choice.repeats, leave_out=leave_out)
-    changed = changed_chosen(benchmark.world, choice.tasks, splits, records)
+    benchmark = _opened(world, execution, choice.verifier_mode, choice.keep_artifacts, withdrawn)
+    named = [task_id for task_id in choice.tasks if task_id not in withdrawn]
+    nothing_left = bool(choice.tasks) and not named  # every task named is withdrawn
+    planned = [] if nothing_left else prepare(benchmark, agent, named, splits, choice.repeats)
+    changed = [] if nothing_left else changed_chosen(benchmark.world, named, splits, records)
     if left_out or changed:
         from assay.cli.render import print_changed, print_left_out
 

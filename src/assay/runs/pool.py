@@ -60,6 +60,7 @@ class WorkerSetup:
     concurrency: int = 1
     verifier_mode: VerifierChoice = "task"  # the run's choice, the world loaded again with it
     keep_artifacts: str | None = None  # where its task runs keep their trial folders
+    left_out: tuple[str, ...] = ()  # the tasks the run did not load (withdrawn)
 
     @classmethod
     def of(cls, world: Any, agent: str, action_timeout_s: float, concurrency: int) -> WorkerSetup:
@@ -73,6 +74,7 @@ class WorkerSetup:
             concurrency,
             world.verifier_mode,
             None if kept is None else str(kept),
+            tuple(sorted(world.left_out)),
         )
 
     def open(self) -> Benchmark:
@@ -82,6 +84,7 @@ class WorkerSetup:
             world_db=self.world_db,
             verifier_mode=self.verifier_mode,
             keep_artifacts=self.keep_artifacts,
+            left_out=self.left_out,
         )
 
 

@@ -76,6 +76,25 @@ def world_states(
     return _states(root, spec, chosen, store)
 
 
+def withdrawn_on_file(
+    path: str | Path,
+    task_ids: Sequence[str] = (),
+    splits: Sequence[str] = DEFAULT_SPLITS,
+    store: ValidationStore | None = None,
+) -> tuple[frozenset[str], list[TaskState]]:
+    """Every withdrawn task of a world, read from its files before it loads (a withdrawn task may
+    not load at all), and those among them a run of these task ids or splits would hold."""
+    withdrawn = [
+        state for state in world_states(path, store=store) if state.standing == "withdrawn"
+    ]
+    chosen = [
+        state
+        for state in withdrawn
+        if (state.task_id in task_ids if task_ids else state.split in (*splits, None))
+    ]
+    return frozenset(state.task_id for state in withdrawn), chosen
+
+
 def world_spec(path: str | Path) -> WorldSpec:
     """A world's spec; a container-format dataset's is the one its loader makes."""
     root = Path(path)
