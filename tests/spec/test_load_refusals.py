@@ -165,7 +165,9 @@ TASK_CASES: dict[str, tuple[Callable[[Path], Path], str]] = {
         "tasks/t.toml: checks[0].assert: unknown assert 'frobnicate' (known: sql, answer,",
     ),
     "a task with no checks": (
-        task_edited(BASIC_TASK[BASIC_TASK.index("[[checks]]") : BASIC_TASK.index("[solution]")], ""),
+        task_edited(
+            BASIC_TASK[BASIC_TASK.index("[[checks]]") : BASIC_TASK.index("[solution]")], ""
+        ),
         "tasks/t.toml: checks: no checks; a task needs at least one goal check",
     ),
     "a task with rule checks only": (

@@ -62,9 +62,7 @@ def test_a_pragma_function_is_refused_by_the_proof_as_at_run_time(tmp_path, sql)
         live.db.run_limited(1, sql, {})
 
 
-RECURSIVE_LIMIT = (
-    "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n {clause}) SELECT count(*) FROM n"
-)
+RECURSIVE_LIMIT = "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n {clause}) SELECT count(*) FROM n"
 
 
 @pytest.mark.parametrize("clause", ["LIMIT 5", "ORDER BY x LIMIT 5", "LIMIT 5 OFFSET 1"])

@@ -158,7 +158,9 @@ def test_a_query_error_means_scoring_failed(tmp_path, open_world, backend):
 def test_an_unknown_assert_never_loads(grade):
     """It used to load and fail every task run as unsupported; a task that cannot be graded is
     a load error naming the field."""
-    with pytest.raises(SpecError, match=r"checks\[0\]\.assert: unknown assert 'dicom-series-present'"):
+    with pytest.raises(
+        SpecError, match=r"checks\[0\]\.assert: unknown assert 'dicom-series-present'"
+    ):
         grade('assert = "dicom-series-present"\nseries = "1.2.3"')
 
 

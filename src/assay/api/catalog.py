@@ -12,8 +12,8 @@ from assay.runs.benchmark import Benchmark, open_benchmark
 from assay.trust.withdrawn import withdrawn_on_file
 
 if TYPE_CHECKING:
-    from assay.trust.store import ValidationStore
     from assay.spec.verifier_choice import VerifierChoice
+    from assay.trust.store import ValidationStore
 
 
 class Catalog:

@@ -28,6 +28,7 @@ def _not_nan(value: Any) -> Any:
         raise ValueError("nan equals nothing, itself included; give a number")
     return value
 
+
 OPERATORS = {
     "eq": "eq",
     "ne": "ne",
