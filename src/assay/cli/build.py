@@ -45,8 +45,8 @@ def build(
     """Draft tasks with a model, prove each one fair, repair a failing draft once, publish only
     what passes every proof; the build is kept in the records store."""
     from assay.errors import UsageError
+    from assay.provider import ModelOptions
     from assay.runs.store import open_store
-    from assay.taskrun.agents.model import ModelOptions
     from assay.trust.drafting.build import build_tasks
 
     if split not in ("train", "dev", "holdout"):
