@@ -13,6 +13,7 @@ import base64
 import os
 import re
 import shutil
+import socket
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +23,7 @@ import asyncssh
 from assay.api.auth import Caller
 from assay.api.errors import ApiError
 from assay.api.sandbox_calls import call_on_started, started_task_run
+from assay.errors import UsageError
 
 if TYPE_CHECKING:
     from assay.api.context import Context
@@ -35,6 +37,7 @@ class SftpGateway:
     def __init__(self, context: Context, port: int, host_key: Path):
         self.context = context
         self.port = port
+        _require_free(port)
         self.host_key = host_key
         self.server: Any = None
 
@@ -60,6 +63,19 @@ class SftpGateway:
         if self.server is not None:
             self.server.close()
             await self.server.wait_closed()
+
+
+def _require_free(port: int) -> None:
+    """UsageError naming --sftp-port when the port cannot be listened on: found before the server
+    starts, the listener's own failure would come from inside the app's start-up, as a traceback."""
+    if port == 0:
+        return
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as asyncio's listener does
+        try:
+            probe.bind((HOST, port))
+        except OSError as error:
+            raise UsageError(f"--sftp-port: {HOST}:{port}: {error.strerror}") from None
 
 
 class _Login(asyncssh.SSHServer):
