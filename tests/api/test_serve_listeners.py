@@ -9,12 +9,12 @@ import os
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
 import asyncssh
 from healthkit import A04, write_hl7_world
+from processkit import wait_ready
 
 KEY = "serve-listeners-key"
 
@@ -65,12 +65,7 @@ def test_serve_opens_mllp_and_sftp_on_loopback(tmp_path):
     server = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(f"{base}/openapi.json", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_ready(server, f"{base}/v1/health")
         run = post(f"{base}/v1/benchmark-runs", {"benchmark": "interface"}, KEY)
         endpoints = run["endpoints"]
         assert endpoints["hl7_mllp"].startswith("mllp://127.0.0.1:")
