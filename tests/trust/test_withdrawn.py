@@ -212,6 +212,9 @@ def test_a_withdrawn_task_that_does_not_load_never_blocks_the_run(withdrawn_unlo
     assert "  reviews: static: checks[0].sql: unknown table 'reviews'" in ran.stderr
     ran_ids = {task_run["task_id"] for task_run in json.loads(ran.stdout)["task_runs"]}
     assert ran_ids == {"email-tracking", "ask-for-email", "update-address"}
+    run_id = json.loads(ran.stdout)["benchmark_run"]["id"]
+    resumed = assay_here("run", "--resume", run_id, cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
     named = assay_here("run", world, "--task", "reviews", "--task", "email-tracking", cwd=tmp_path)
     assert named.returncode == 0, named.stderr
     forced = assay_here("run", world, "--include-withdrawn", cwd=tmp_path)

@@ -111,6 +111,7 @@ def resumed(
     kept: Path | None = None,
 ) -> BenchmarkOutcome:
     from assay.runs.record import continue_run, resume_plan
+    from assay.trust.withdrawn import withdrawn_on_file
 
     record = records.benchmark_run(run_id, parameter="--resume")
     if agent is not None and agent != record.agent:
@@ -123,7 +124,10 @@ def resumed(
     if kept is not None and record.scored:
         _refuse_keeping_scored()
     root = world if world is not None else Path(record.world_path)
-    benchmark = _opened(root, execution, record.verifier_mode, kept)
+    # a withdrawn task the run does not hold never blocks it; one it holds is run as recorded
+    held = {state.task_id for state in records.task_states(record.id)}
+    left_out = withdrawn_on_file(root, store=records)[0] - held
+    benchmark = _opened(root, execution, record.verifier_mode, kept, left_out)
     planned = resume_plan(records, benchmark, record)
     executor = execution.executor(len(planned))
     with _progress(len(planned), quiet) as advance:
