@@ -38,6 +38,13 @@ def test_missing_or_wrong_credentials_are_401(api, two_runs):
     assert api.post("/v1/benchmark-runs", json={"benchmark": "shop"}).status_code == 401
 
 
+def test_the_health_route_answers_anyone_and_is_not_an_endpoint_of_the_document(api):
+    """What a supervisor (and the tests) poll to know the server is up, with no credential."""
+    answer = api.get("/v1/health")
+    assert (answer.status_code, answer.json()) == (200, {"status": "ok"})
+    assert "/v1/health" not in api.get("/openapi.json").json()["paths"]
+
+
 NON_ASCII = {
     "utf-8": "Bearer é-token".encode(),
     "latin-1": "Bearer é-token".encode("latin-1"),

@@ -8,11 +8,11 @@ import re
 import socket
 import subprocess
 import sys
-import time
 
 import httpx
 import pytest
 from apikit import ASSAY, KEY, Server, bearer, every_endpoint, free_port
+from processkit import wait_ready
 from worldkit import ROOT, SHOP
 
 from assay.api.fhir_http import FHIR_PATH
@@ -134,17 +134,12 @@ def test_serve_makes_up_an_operator_key_and_prints_it_once(tmp_path, assay_home)
         line = process.stderr.readline()
         assert line.startswith("operator key: aso_")
         key = line.split()[2]
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                response = httpx.post(
-                    f"http://127.0.0.1:{port}/v1/benchmark-runs",
-                    json={"benchmark": "shop", "tasks": ["update-address"]},
-                    headers={"Authorization": f"Bearer {key}"},
-                )
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
+        wait_ready(process, f"http://127.0.0.1:{port}/v1/health")
+        response = httpx.post(
+            f"http://127.0.0.1:{port}/v1/benchmark-runs",
+            json={"benchmark": "shop", "tasks": ["update-address"]},
+            headers={"Authorization": f"Bearer {key}"},
+        )
         assert response.status_code == 201
     finally:
         process.terminate()

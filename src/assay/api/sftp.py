@@ -12,6 +12,7 @@ where writing is allowed succeeds and changes nothing (the tree keeps no permiss
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,7 @@ import asyncssh
 
 from assay.api.errors import ApiError
 from assay.api.sftp_view import RunTree
+from assay.errors import UsageError
 
 if TYPE_CHECKING:
     from assay.api.context import Context
@@ -30,6 +32,7 @@ class SftpGateway:
     def __init__(self, context: Context, port: int, host_key: Path):
         self.context = context
         self.port = port
+        _require_free(port)
         self.host_key = host_key
         self.server: Any = None
 
@@ -55,6 +58,19 @@ class SftpGateway:
         if self.server is not None:
             self.server.close()
             await self.server.wait_closed()
+
+
+def _require_free(port: int) -> None:
+    """UsageError naming --sftp-port when the port cannot be listened on: found before the server
+    starts, the listener's own failure would come from inside the app's start-up, as a traceback."""
+    if port == 0:
+        return
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as asyncio's listener does
+        try:
+            probe.bind((HOST, port))
+        except OSError as error:
+            raise UsageError(f"--sftp-port: {HOST}:{port}: {error.strerror}") from None
 
 
 class _Login(asyncssh.SSHServer):

@@ -41,6 +41,7 @@ class World:
     sandbox: Any = None  # a container-format dataset's SandboxTasks; None for a database world
     verifier_mode: VerifierChoice = "task"  # the run's choice it was loaded with, for workers
     instructions: dict[str, str] = field(default_factory=dict)  # role → what its agents are told
+    left_out: frozenset[str] = frozenset()  # task ids not loaded (withdrawn), for worker processes
     _described: dict[str, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
     # (role, time) → what an agent of the role is told at that time of the clock (taskrun's Briefing)
     briefings: dict[tuple[str, datetime], Any] = field(default_factory=dict, repr=False)

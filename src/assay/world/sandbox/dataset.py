@@ -9,6 +9,7 @@ import os
 import re
 import shlex
 import tarfile
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,16 +47,23 @@ class SandboxTasks:
 
 
 def load_sandbox_world(
-    path: Path, *, strict: bool = True, verifier_mode: VerifierChoice = "task"
+    path: Path,
+    *,
+    strict: bool = True,
+    verifier_mode: VerifierChoice = "task",
+    left_out: Collection[str] = (),
 ) -> tuple[World, dict[str, SpecError]]:
     """The world of every task under `path`, and the error of each task that does not load
     (with `strict`, the first such error is raised: it names the file and field).
 
     verifier_mode: a run's choice; separate verifies every task in a fresh sandbox.
+    left_out: tasks not to read at all (withdrawn ones, which may not load).
     """
     found: dict[str, SandboxTask] = {}
     rejected: dict[str, SpecError] = {}
     for folder in task_dirs(path):
+        if folder.name in left_out:
+            continue
         try:
             task = read_sandbox_task(folder)
         except SpecError as error:
@@ -86,6 +94,7 @@ def load_sandbox_world(
     task_set = path.parent if is_task_dir(path) else path
     world.sandbox = SandboxTasks(path, found, images=load_user_images(task_set))
     world.verifier_mode = verifier_mode
+    world.left_out = frozenset(left_out)
     return world, rejected
 
 
