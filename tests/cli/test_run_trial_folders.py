@@ -31,29 +31,42 @@ def multi_step_task(parent: Path) -> Path:
     (root / "environment").mkdir(parents=True)
     (root / "task.toml").write_text('version = "1.0"\n\n' + steps)
     (root / "environment" / "Dockerfile").write_text("FROM debian:bookworm-slim\nWORKDIR /app\n")
-    for name, line in (("create", "echo one > /app/f"), ("append", "echo two >> /app/f")):
+    made = (("create", "echo one > /app/f", "one"), ("append", "echo two >> /app/f", "one two"))
+    for name, line, wanted in made:
         step = root / "steps" / name
         for folder in ("solution", "tests"):
             (step / folder).mkdir(parents=True)
         (step / "instruction.md").write_text(f"Step {name}.")
         (step / "solution" / "solve.sh").write_text(f"#!/bin/bash\n{line}\n")
-        (step / "tests" / "test.sh").write_text("#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n")
+        test = f'[ "$(echo $(cat /app/f))" = "{wanted}" ] && echo 1 || echo 0'
+        (step / "tests" / "test.sh").write_text(
+            f"#!/bin/bash\n({test}) > /logs/verifier/reward.txt\n"
+        )
     return root
 
 
-@pytest.mark.parametrize("agent", ["oracle", "noop"])
-def test_a_multi_step_task_is_not_scored_and_the_run_goes_on(assay, tmp_path: Path, agent):
+@pytest.mark.parametrize(("agent", "outcome"), [("oracle", "verified"), ("noop", "not_achieved")])
+def test_a_multi_step_task_runs_beside_a_plain_one(assay, tmp_path: Path, agent, outcome):
     tasks = tmp_path / "tasks"
     multi_step_task(tasks)
     make_task(tasks, "plain", test_sh="echo 1 > /logs/verifier/reward.txt\n", solve_sh=":\n")
     done = assay("run", tasks, "--agent", agent, "--json", "--workers", "1")
     assert done.code == 0, done.err
     runs = {run["task_id"]: run for run in json.loads(done.out)["task_runs"]}
-    steps = runs["two-steps"]
-    assert steps["outcome"] == "not_scored"
-    assert steps["error"]["message"] == "unsupported_environment:steps"
-    assert steps["summary"]["turns"] == 0  # refused before any agent acted
+    assert runs["two-steps"]["outcome"] == outcome
+    assert runs["two-steps"]["summary"]["turns"] == (4 if agent == "oracle" else 2)
     assert runs["plain"]["outcome"] == "verified"
+
+
+def test_a_multi_step_trial_folder_keeps_each_steps_verifier(assay, tmp_path: Path):
+    multi_step_task(tmp_path / "tasks")
+    keep = tmp_path / "k"
+    done = assay("run", tmp_path / "tasks", "--agent", "oracle", "--keep-artifacts", keep)
+    assert done.code == 0, done.err
+    (folder,) = (keep / "two-steps").iterdir()
+    for name in ("create", "append"):
+        assert (folder / "steps" / name / "verifier" / "reward.txt").read_text().strip() == "1"
+    assert json.loads((folder / "verifier" / "reward.json").read_text()) == {"reward": 1.0}
 
 
 def test_the_table_shows_the_failing_verifiers_last_line(assay, tmp_path: Path):
@@ -109,13 +122,13 @@ def test_keep_artifacts_leaves_a_trial_folder_per_task_run(assay, tmp_path: Path
 
 
 def test_a_task_run_refused_before_its_sandbox_still_leaves_its_result(assay, tmp_path: Path):
-    multi_step_task(tmp_path / "tasks")
+    make_task(tmp_path / "tasks", "gpu", test_sh=SOLVE, toml="[environment]\ngpus = 1\n")
     done = assay("run", tmp_path / "tasks", "--agent", "noop", "--keep-artifacts", tmp_path / "k")
     assert done.code == 0, done.err
-    (folder,) = (tmp_path / "k" / "two-steps").iterdir()
+    (folder,) = (tmp_path / "k" / "gpu").iterdir()
     result = json.loads((folder / "result.json").read_text())
     assert result["outcome"] == "not_scored"
-    assert result["reason"] == "unsupported_environment:steps"
+    assert result["reason"] == "unsupported_environment:gpus"
     assert sorted(path.name for path in folder.iterdir()) == [
         "agent",
         "artifacts",

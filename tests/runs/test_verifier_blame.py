@@ -149,6 +149,9 @@ def test_a_trial_that_does_not_say_whether_the_agent_acted_is_taken_as_not_acted
         def exec_for_agent(self, command: str, timeout_s: float) -> dict[str, Any]:
             return {"stdout": "", "stderr": "", "exit_code": 0}
 
+        def advance(self) -> None:
+            return None  # a task of one step
+
         def verify(self) -> VerifierRun:
             return self.verified
 
