@@ -1,0 +1,175 @@
+"""`--agent cli:NAME`: a command-line agent installed into a container task's sandbox, run with the
+instruction against the stand-in model server, graded by the task's own tests; and its bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from modelkit import ScriptedModel, StandIn
+from sandboxkit import make_task
+
+from assay.world.sandbox import sandbox_available
+
+EXAMPLES = Path(__file__).parents[2] / "examples" / "tasks"
+HELLO = EXAMPLES / "hello-world"
+pytestmark = pytest.mark.skipif(sandbox_available() is not None, reason="no bubblewrap here")
+
+WRITE_HELLO = "echo 'Hello, world!' > /app/hello.txt"
+WROTE_IT = "I wrote /app/hello.txt."
+
+
+def hello_script(reply_first: dict) -> ScriptedModel:
+    """A model that solves hello-world: `reply_first` (which writes the file), then says it did."""
+    instruction = (HELLO / "instruction.md").read_text()
+    return ScriptedModel({instruction: [reply_first, {"content": WROTE_IT}]})
+
+
+def run_json(assay_cli, *args: str) -> dict:
+    done = assay_cli("run", *args, "--json")
+    assert done.returncode == 0, done.stderr
+    (run,) = json.loads(done.stdout)["task_runs"]
+    return run
+
+
+def recipe(tmp_path: Path, install: str = "true", run: str = "true", **more: str) -> Path:
+    """A user's recipe file in `tmp_path`."""
+    lines = [
+        'api = "openai-chat"',
+        'model = "any"',
+        f"install = {json.dumps(install)}",
+        f"run = {json.dumps(run)}",
+    ]
+    lines += [f"{key} = {json.dumps(value)}" for key, value in more.items()]
+    path = tmp_path / "agent.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def writes_file_task(tmp_path: Path, timeout_s: int = 30) -> Path:
+    """A task verified when /app/done exists."""
+    toml = f"[agent]\ntimeout_sec = {timeout_s}\n\n[verifier]\ntimeout_sec = 30\n"
+    test = "mkdir -p /logs/verifier; [ -e /app/done ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n"
+    return make_task(
+        tmp_path,
+        "done-file",
+        test_sh=test,
+        toml=toml,
+        dockerfile="FROM debian:bookworm-slim\nWORKDIR /app\n",
+    )
+
+
+def test_the_reference_agent_solves_hello_world_with_a_scripted_model(assay_cli):
+    bash = {"calls": [("bash", {"command": WRITE_HELLO})]}
+    with StandIn(hello_script(bash)) as model:
+        run = run_json(
+            assay_cli, str(HELLO), "--agent", "cli:reference:stand-in", "--base-url", model.url
+        )
+        bodies = model.bodies
+
+    assert (run["outcome"], run["reward"]) == ("verified", 1)
+    assert [body["model"] for body in bodies] == ["stand-in", "stand-in"]
+    assert bodies[0]["tools"][0]["function"]["name"] == "bash"
+    # the model saw what its command did: exit code 0
+    assert bodies[1]["messages"][-1] == {
+        "role": "tool",
+        "tool_call_id": "call_1_0",
+        "content": "exit code 0\n",
+    }
+    transcript = run["trajectory"]["transcript"]
+    assert transcript[0]["model"] == "stand-in"
+    assert transcript[-1]["reply"]["choices"][0]["message"]["content"] == WROTE_IT
+    summary = run["summary"]
+    assert summary["model_calls"] == 2
+    served = sum(step["reply"]["usage"]["prompt_tokens"] for step in transcript[1:])
+    assert summary["prompt_tokens"] == served > 0
+    assert summary["completion_tokens"] == 20
+
+
+def test_the_agents_key_reaches_it_but_no_recorded_action(assay_cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-of-the-user")
+    path = recipe(tmp_path, run='echo "key=$OPENAI_API_KEY url=$OPENAI_BASE_URL" > /app/done')
+    task = writes_file_task(tmp_path)
+    with StandIn(ScriptedModel({})) as model:
+        run = run_json(assay_cli, str(task), "--agent", f"cli:{path}", "--base-url", model.url)
+
+    assert run["outcome"] == "verified"
+    steps = json.dumps(run["trajectory"]["steps"])
+    assert "sk-secret-of-the-user" not in steps
+    assert "$OPENAI_API_KEY" in steps
+
+
+def test_an_unknown_cli_agent_is_one_line_naming_the_shipped_ones(assay_cli):
+    done = assay_cli("run", str(HELLO), "--agent", "cli:nosuch")
+
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0
+    assert "unknown CLI agent 'nosuch'" in done.stderr and "reference" in done.stderr
+
+
+def test_a_recipe_with_a_misspelled_field_names_its_file_and_field(assay_cli, tmp_path):
+    path = recipe(tmp_path, instal="pip install x")
+
+    done = assay_cli("run", str(HELLO), "--agent", f"cli:{path}")
+
+    assert done.returncode == 2
+    assert f"{path}: instal:" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_failing_install_is_not_scored_with_the_installs_own_words(assay_cli, tmp_path):
+    path = recipe(tmp_path, install="echo 'E: Unable to locate package nosuch' >&2; exit 100")
+
+    run = run_json(assay_cli, str(HELLO), "--agent", f"cli:{path}")
+
+    assert run["outcome"] == "not_scored"
+    message = run["error"]["message"]
+    assert "agent_install_failed: agent: the install exited 100" in message
+    assert "Unable to locate package nosuch" in message
+
+
+def test_an_agent_that_never_exits_is_stopped_at_the_tasks_timeout(assay_cli, tmp_path):
+    path = recipe(tmp_path, run="touch /app/started; sleep infinity")
+    task = writes_file_task(tmp_path, timeout_s=3)
+
+    run = run_json(assay_cli, str(task), "--agent", f"cli:{path}")
+
+    assert run["outcome"] == "not_achieved"
+    assert run["summary"]["termination"] == "timeout"
+    assert run["duration_s"] < 60
+    result = run["trajectory"]["steps"][1]["events"][0]["result"]
+    assert result["exit_code"] == 124
+
+
+def test_an_agent_that_floods_its_output_keeps_its_cap_and_runs_to_its_end(assay_cli, tmp_path):
+    flood = "head -c 50000000 /dev/zero | tr '\\0' x; echo; touch /app/done"
+    path = recipe(tmp_path, run=flood)
+    task = writes_file_task(tmp_path)
+
+    done = assay_cli("run", str(task), "--agent", f"cli:{path}", "--json")
+
+    assert done.returncode == 0, done.stderr
+    (run,) = json.loads(done.stdout)["task_runs"]
+    assert run["outcome"] == "verified"  # the agent went on past the cap and finished its work
+    transcript = run["trajectory"]["transcript"]
+    assert len(transcript) == 4 << 20
+    assert len(done.stdout) < 12 << 20
+
+
+def test_a_cli_agent_on_a_world_that_is_not_container_tasks_is_refused(assay_cli):
+    shop = Path(__file__).parents[2] / "worlds" / "shop"
+    if not shop.is_dir():
+        pytest.skip("no shop world")
+    done = assay_cli("run", str(shop), "--agent", "cli:reference:m")
+
+    assert done.returncode == 2
+    assert "CLI agents run container-format tasks only" in done.stderr
+
+
+@pytest.fixture(autouse=True)
+def _no_host_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No key or endpoint of the machine's own leaks into these runs."""
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+        if name in os.environ:
+            monkeypatch.delenv(name)
