@@ -35,12 +35,28 @@ class ScriptedModel:
 
     def __call__(self, body: dict[str, Any]) -> Reply:
         messages = body["messages"]
-        request = next(m["content"] for m in messages if m["role"] == "user")
+        request = text_of(next(m["content"] for m in messages if m["role"] == "user"))
         answered = sum(1 for m in messages if m["role"] == "assistant")
-        script = self.scripts.get(request, [])
+        script = script_for(self.scripts, request)
         if answered < len(script):
             return script[answered]
         return {"calls": [("finish", {"output": "done"})]}
+
+
+def text_of(content: Any) -> str:
+    """A message's text, whether a string or a list of parts."""
+    if isinstance(content, str):
+        return content
+    return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+
+
+def script_for(scripts: dict[str, list[Reply]], request: str) -> list[Reply]:
+    """The script of the request itself, else of the one request it quotes (a CLI agent wraps the
+    instruction in its own prompt)."""
+    if request in scripts:
+        return scripts[request]
+    quoted = [script for key, script in scripts.items() if key and key in request]
+    return quoted[0] if len(quoted) == 1 else []
 
 
 class StandIn:

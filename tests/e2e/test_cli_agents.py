@@ -19,6 +19,7 @@ pytestmark = pytest.mark.skipif(sandbox_available() is not None, reason="no bubb
 
 WRITE_HELLO = "echo 'Hello, world!' > /app/hello.txt"
 WROTE_IT = "I wrote /app/hello.txt."
+MINI_SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 
 
 def hello_script(reply_first: dict) -> ScriptedModel:
@@ -173,3 +174,22 @@ def _no_host_key(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
         if name in os.environ:
             monkeypatch.delenv(name)
+
+
+def test_mini_swe_agent_solves_hello_world_with_a_scripted_model(assay_cli):
+    said = {"content": "I write the file.", "calls": [("bash", {"command": WRITE_HELLO})]}
+    instruction = (HELLO / "instruction.md").read_text()
+    submit = {"content": WROTE_IT, "calls": [("bash", {"command": MINI_SUBMIT})]}
+    with StandIn(ScriptedModel({instruction: [said, submit]})) as model:
+        run = run_json(
+            assay_cli, str(HELLO), "--agent", "cli:mini-swe-agent:stand-in", "--base-url", model.url
+        )
+        bodies = model.bodies
+
+    assert (run["outcome"], run["reward"]) == ("verified", 1), run["error"]
+    assert len(bodies) == 2 and bodies[0]["model"] == "stand-in"
+    assert instruction in bodies[0]["messages"][1]["content"]
+    transcript = run["trajectory"]["transcript"]
+    assert transcript["info"]["exit_status"] == "Submitted"
+    assert run["summary"]["model_calls"] == 2
+    assert run["summary"]["completion_tokens"] == 20
