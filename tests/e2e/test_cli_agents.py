@@ -193,3 +193,51 @@ def test_mini_swe_agent_solves_hello_world_with_a_scripted_model(assay_cli):
     assert transcript["info"]["exit_status"] == "Submitted"
     assert run["summary"]["model_calls"] == 2
     assert run["summary"]["completion_tokens"] == 20
+
+
+def test_claude_code_solves_hello_world_over_streamed_anthropic_messages(assay_cli):
+    bash = {
+        "content": "I write the file.",
+        "calls": [("Bash", {"command": WRITE_HELLO, "description": "Write the file"})],
+    }
+    with StandIn(hello_script(bash)) as model:
+        base_url = model.url.removesuffix("/v1")  # Anthropic's clients add /v1 themselves
+        run = run_json(
+            assay_cli, str(HELLO), "--agent", "cli:claude-code:stand-in", "--base-url", base_url
+        )
+        bodies = model.bodies
+
+    assert (run["outcome"], run["reward"]) == ("verified", 1), run["error"]
+    assert all(body["stream"] is True for body in bodies)
+    assert bodies[0]["model"] == "stand-in"
+    assert any(tool["name"] == "Bash" for tool in bodies[0]["tools"])
+    result = run["trajectory"]["transcript"][-1]
+    assert (result["type"], result["result"]) == ("result", WROTE_IT)
+    summary = run["summary"]
+    assert summary["model_calls"] == 2
+    assert summary["prompt_tokens"] == result["usage"]["input_tokens"] > 0
+    assert summary["completion_tokens"] == 20
+
+
+def test_the_codex_cli_solves_hello_world_over_streamed_openai_responses(assay_cli):
+    shell = {"content": "I write the file.", "calls": [("exec_command", {"cmd": WRITE_HELLO})]}
+    with StandIn(hello_script(shell)) as model:
+        run = run_json(
+            assay_cli, str(HELLO), "--agent", "cli:codex:stand-in", "--base-url", model.url
+        )
+        bodies = model.bodies
+
+    assert (run["outcome"], run["reward"]) == ("verified", 1), run["error"]
+    assert len(bodies) == 2 and all(body["stream"] is True for body in bodies)
+    outputs = [item for item in bodies[1]["input"] if item.get("type") == "function_call_output"]
+    assert len(outputs) == 1
+    transcript = [line for line in run["trajectory"]["transcript"] if isinstance(line, dict)]
+    said = [
+        line["item"]["text"]
+        for line in transcript
+        if line.get("item", {}).get("type") == "agent_message"
+    ]
+    assert said[-1] == WROTE_IT
+    (done,) = [line for line in transcript if line.get("type") == "turn.completed"]
+    assert run["summary"]["prompt_tokens"] == done["usage"]["input_tokens"] > 0
+    assert run["summary"]["completion_tokens"] == 20

@@ -55,6 +55,7 @@ class CliAgents:
             install=recipe.install,
             files=self.files,
             install_timeout_s=recipe.install_timeout_sec,
+            over_base=recipe.install_over == "base",
             endpoint=self.endpoint,
             base_url_env=tuple(url_env),
             env=env,
@@ -92,16 +93,17 @@ class CliAgent:
         return call("exec", command=self.command(), timeout_s=self.time_s)
 
     def command(self) -> str:
-        """The recipe's run, its output kept in the output log up to the cap and the rest drained
-        (an agent that floods its output still runs to its end), the log's tail printed."""
-        log = shlex.quote(self.output_log)
+        """The recipe's run, its stdout and its stderr each kept in a log up to the cap and the
+        rest drained (an agent that floods its output still runs to its end), the tails printed."""
+        out = shlex.quote(self.output_log)
+        err = shlex.quote(self.output_log.removesuffix(".txt") + ".stderr.txt")
+        capped = f"head -c {OUTPUT_CAP_BYTES} > {{}}; cat > /dev/null"
         return (
-            "mkdir -p /logs/agent\n"
-            f"{{ {self.recipe.run}\n}} </dev/null 2>&1 | "
-            f"{{ head -c {OUTPUT_CAP_BYTES} > {log}; cat > /dev/null; }}\n"
-            "status=${PIPESTATUS[0]}\n"
-            f"tail -c 2000 {log}\n"
-            "exit $status\n"
+            "mkdir -p /logs/agent && status=$(mktemp)\n"
+            f"{{ {{ {{ {self.recipe.run}\n}} </dev/null; echo $? > $status; }} 2>&1 1>&3 3>&- | "
+            f"{{ {capped.format(err)}; }}; }} 3>&1 | {{ {capped.format(out)}; }}\n"
+            f"tail -c 1000 {err}; tail -c 1000 {out}\n"
+            'exit "$(cat $status)"\n'
         )
 
     def collect(self, trial: Any) -> None:
@@ -130,15 +132,22 @@ def parse_log(text: str) -> Any:
 
 def usage_of(transcript: Any, fields: Any) -> Usage:
     """Tokens by the recipe's fields, from every JSON object in the transcript that has both."""
+    objects = _objects(transcript)
     found = [
         (item[fields.input], item[fields.output])
-        for item in _objects(transcript)
+        for item in objects
         if isinstance(item.get(fields.input), int) and isinstance(item.get(fields.output), int)
     ]
     if fields.pick == "last":
         found = found[-1:]
+    calls = len(found) if fields.pick == "sum" else 0
+    if fields.calls is not None:
+        counted = [
+            item[fields.calls] for item in objects if isinstance(item.get(fields.calls), int)
+        ]
+        calls = counted[-1] if counted else calls
     return Usage(
-        model_calls=len(found) if fields.pick == "sum" else 0,
+        model_calls=calls,
         prompt_tokens=sum(tokens for tokens, _ in found),
         completion_tokens=sum(tokens for _, tokens in found),
     )

@@ -30,6 +30,7 @@ class Usage(BaseModel):
     pick: Literal["sum", "last"] = Field(
         "sum", description="sum: every object that has them is one model call; last: the total."
     )
+    calls: str | None = Field(None, description="A field whose last value counts the calls.")
 
 
 class Recipe(BaseModel):
@@ -41,6 +42,11 @@ class Recipe(BaseModel):
     model: str | None = Field(None, description="The model when `cli:NAME` names none.")
     install: str = Field(description="bash, as root with the network, over the task's image.")
     install_timeout_sec: float = Field(900.0, gt=0)
+    install_over: Literal["image", "base"] = Field(
+        "image",
+        description="image: installed over the task's image (a layer per image); base: over its "
+        "base root alone (one layer for every image of that root), for self-contained installs.",
+    )
     files: list[str] = Field(
         default_factory=list,
         description="Files beside the recipe, put in /tmp/assay-agent-files for the install.",

@@ -27,6 +27,8 @@ class InstalledAgent:
 
     install: a bash script run as root in a build sandbox with the network, over the task's image.
     files: file name → content, put under /tmp/assay-agent-files before the install runs.
+    over_base: the install needs nothing of the image (it unpacks a build into /opt, say): its
+        layer is built over the base root alone and serves every image of that root.
     endpoint: the model endpoint the agent is given (an http:// one is relayed onto the sandbox's
         loopback; for https:// its host joins the agent phase's allowlist).
     base_url_env: the variables set to the endpoint as the agent reaches it.
@@ -37,6 +39,7 @@ class InstalledAgent:
     install: str
     files: Mapping[str, bytes] = field(default_factory=dict)
     install_timeout_s: float = 900.0
+    over_base: bool = False  # installed over the base root alone, not the task's image
     endpoint: str | None = None
     base_url_env: Sequence[str] = ()
     env: Mapping[str, str] = field(default_factory=dict)

@@ -204,8 +204,9 @@ class Trial:
                 return f"sandbox_failed: base root: {error}"
         if self.installed is not None:
             try:
+                below = [] if self.installed.over_base else self.layers
                 self.agent_layer = agent_layer(
-                    self.installed, base=self.base, layers=self.layers, env=self.env
+                    self.installed, base=self.base, layers=below, env=self.env
                 )
             except InstallFailed as failed:
                 return str(failed)
