@@ -40,9 +40,16 @@ class ScriptedModel:
 
     def __call__(self, body: dict[str, Any]) -> Reply:
         messages = body["messages"]
-        requests = [text_of(m["content"]) for m in messages if m["role"] == "user"]
-        answered = sum(1 for m in messages if m["role"] == "assistant")
-        script = next((found for r in requests if (found := script_for(self.scripts, r))), [])
+        users = [i for i, m in enumerate(messages) if m["role"] == "user"]
+        # The first user message a script is for (an agent may send examples before the request);
+        # the replies the model gave after it, its answers in this conversation.
+        found = [
+            (i, s)
+            for i in users
+            if (s := script_for(self.scripts, text_of(messages[i]["content"])))
+        ]
+        start, script = found[0] if found else (users[0] if users else 0, [])
+        answered = sum(1 for m in messages[start:] if m["role"] == "assistant")
         if answered < len(script):
             return script[answered]
         return {"calls": [("finish", {"output": "done"})]}

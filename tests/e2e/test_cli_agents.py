@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from modelkit import ScriptedModel, StandIn
 from sandboxkit import make_task
+from sandboxrun import run_one
 
 from assay.world.sandbox import sandbox_available
 
@@ -241,3 +242,29 @@ def test_the_codex_cli_solves_hello_world_over_streamed_openai_responses(assay_c
     (done,) = [line for line in transcript if line.get("type") == "turn.completed"]
     assert run["summary"]["prompt_tokens"] == done["usage"]["input_tokens"] > 0
     assert run["summary"]["completion_tokens"] == 20
+
+
+def test_aider_solves_hello_world_with_a_scripted_model(monkeypatch):
+    # In this process, not through assay_cli: aider's first install takes longer than its limit.
+    whole_file = {"content": "I create the file.\n\nhello.txt\n```\nHello, world!\n```\n"}
+    instruction = (HELLO / "instruction.md").read_text()
+    with StandIn(ScriptedModel({instruction: [whole_file]})) as model:
+        monkeypatch.setenv("OPENAI_BASE_URL", model.url)
+        result = run_one(HELLO, "cli:aider:stand-in")
+        bodies = model.bodies
+
+    assert (result.outcome, result.reward) == ("verified", 1), result.error
+    assert len(bodies) == 1 and bodies[0]["model"] == "stand-in"
+    transcript = result.trajectory["transcript"]
+    assert "I create the file." in transcript and "Applied edit to hello.txt" in transcript
+
+
+def test_an_agent_that_exits_itself_is_seen_with_its_own_exit_code(assay_cli, tmp_path):
+    path = recipe(tmp_path, run="touch /app/done; echo said it; exit 3")
+    task = writes_file_task(tmp_path)
+
+    run = run_json(assay_cli, str(task), "--agent", f"cli:{path}")
+
+    assert run["outcome"] == "verified"
+    result = run["trajectory"]["steps"][1]["events"][0]["result"]
+    assert (result["exit_code"], result["stdout"]) == (3, "said it\n")

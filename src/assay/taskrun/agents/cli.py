@@ -12,7 +12,7 @@ from assay.errors import UsageError
 from assay.spec.task import TaskSpec
 from assay.taskrun.actions import AnyAction, Finish, call
 from assay.taskrun.agents.model import ModelOptions, Usage
-from assay.taskrun.agents.recipe import Recipe, load_recipe
+from assay.taskrun.agents.recipe import API_DEFAULTS, Recipe, load_recipe
 from assay.taskrun.observation import Observation
 from assay.world.sandbox.installed import InstalledAgent
 from assay.world.sandbox.tools import MAX_EXEC_TIMEOUT_S
@@ -33,8 +33,9 @@ class CliAgents:
         self.model = model or self.recipe.model
         if not self.model:
             raise UsageError(f"--agent cli:{name}: name the model, as cli:{name}:<model>")
-        url_env, key_env, default = self.recipe.endpoint_defaults()
-        chosen = ModelOptions.from_env().base_url or os.environ.get(url_env[0])
+        _, key_env, default = self.recipe.endpoint_defaults()
+        host_env = API_DEFAULTS[self.recipe.api][0]  # the host's own variable, by the API's name
+        chosen = ModelOptions.from_env().base_url or os.environ.get(host_env)
         self.endpoint = (chosen or default).rstrip("/")
         if not self.endpoint.startswith(("http://", "https://")):
             raise UsageError(f"--base-url: {self.endpoint!r} is not an http:// or https:// URL")
@@ -100,10 +101,10 @@ class CliAgent:
         capped = f"head -c {OUTPUT_CAP_BYTES} > {{}}; cat > /dev/null"
         return (
             "mkdir -p /logs/agent && status=$(mktemp)\n"
-            f"{{ {{ {{ {self.recipe.run}\n}} </dev/null; echo $? > $status; }} 2>&1 1>&3 3>&- | "
+            f"{{ {{ ( {self.recipe.run}\n) </dev/null; echo $? > $status; }} 2>&1 1>&3 3>&- | "
             f"{{ {capped.format(err)}; }}; }} 3>&1 | {{ {capped.format(out)}; }}\n"
             f"tail -c 1000 {err}; tail -c 1000 {out}\n"
-            'exit "$(cat $status)"\n'
+            'code=$(cat $status); exit "${code:-1}"\n'
         )
 
     def collect(self, trial: Any) -> None:
