@@ -50,10 +50,13 @@ def recipe(tmp_path: Path, install: str = "true", run: str = "true", **more: str
     return path
 
 
-def writes_file_task(tmp_path: Path, timeout_s: int = 30) -> Path:
-    """A task verified when /app/done exists."""
-    toml = f"[agent]\ntimeout_sec = {timeout_s}\n\n[verifier]\ntimeout_sec = 30\n"
-    test = "mkdir -p /logs/verifier; [ -e /app/done ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n"
+def writes_file_task(
+    tmp_path: Path, timeout_s: int = 30, test: str | None = None, environment: str = ""
+) -> Path:
+    """A task verified when /app/done exists (or as `test` says), its [environment] `environment`."""
+    toml = f"[agent]\ntimeout_sec = {timeout_s}\n\n[verifier]\ntimeout_sec = 30\n\n[environment]\n{environment}\n"
+    test = test or "[ -e /app/done ]"
+    test = f"mkdir -p /logs/verifier\nif {test}; then echo 1; else echo 0; fi > /logs/verifier/reward.txt\n"
     return make_task(
         tmp_path,
         "done-file",
@@ -268,3 +271,69 @@ def test_an_agent_that_exits_itself_is_seen_with_its_own_exit_code(assay_cli, tm
     assert run["outcome"] == "verified"
     result = run["trajectory"]["steps"][1]["events"][0]["result"]
     assert (result["exit_code"], result["stdout"]) == (3, "said it\n")
+
+
+# Asks the endpoint the agent was given for a completion, and saves the URL it used.
+ASK_MODEL = """python3 - <<'PY'
+import json, os, urllib.request
+url = os.environ["OPENAI_BASE_URL"]
+open("/app/url", "w").write(url)
+body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
+asked = urllib.request.Request(url + "/chat/completions", body, {"Content-Type": "application/json"})
+with urllib.request.urlopen(asked, timeout=10) as reply:
+    open("/app/done", "w").write(json.load(reply)["choices"][0]["message"]["content"])
+PY"""
+# Passes when the URL the agent used reaches nothing any more.
+NOT_REACHED = (
+    "! python3 -c 'import urllib.request; "
+    'urllib.request.urlopen(open("/app/url").read() + "/models", timeout=5)\' 2>/dev/null'
+)
+
+
+def test_a_no_network_task_reaches_its_local_endpoint_through_the_relay_and_its_verifier_not(
+    assay_cli, tmp_path
+):
+    path = recipe(tmp_path, run=ASK_MODEL)
+    test = f'[ "$(cat /app/done)" = hello ] && {NOT_REACHED}'
+    task = writes_file_task(tmp_path, test=test, environment='network_mode = "no-network"')
+    with StandIn(ScriptedModel({"hi": [{"content": "hello"}]})) as model:
+        run = run_json(assay_cli, str(task), "--agent", f"cli:{path}", "--base-url", model.url)
+        asked = len(model.bodies)
+
+    assert run["outcome"] == "verified", run["trajectory"]["steps"][1]
+    assert asked == 1
+
+
+# Asks the proxy for a tunnel to each host named, and prints the status of each answer.
+TUNNELS = """python3 - models.example.org other.example.org <<'PY'
+import http.client, os, sys, urllib.parse
+proxy = urllib.parse.urlsplit(os.environ["HTTPS_PROXY"])
+for host in sys.argv[1:]:
+    tunnel = http.client.HTTPConnection(proxy.hostname, proxy.port, timeout=30)
+    tunnel.request("CONNECT", f"{host}:443")
+    print(host, tunnel.getresponse().status)
+PY
+touch /app/done"""
+
+
+def test_an_https_endpoint_joins_the_agent_phases_allowlist_of_a_no_network_task(
+    assay_cli, tmp_path
+):
+    path = recipe(tmp_path, run=TUNNELS)
+    task = writes_file_task(tmp_path, environment='network_mode = "no-network"')
+
+    run = run_json(
+        assay_cli,
+        str(task),
+        "--agent",
+        f"cli:{path}",
+        "--base-url",
+        "https://models.example.org/v1",
+    )
+
+    assert run["outcome"] == "verified"
+    printed = run["trajectory"]["steps"][1]["events"][0]["result"]["stdout"].split("\n")
+    # the endpoint's host is admitted (it does not resolve here: 502), any other refused (403)
+    assert "other.example.org 403" in printed
+    assert any(line.startswith("models.example.org ") for line in printed)
+    assert "models.example.org 403" not in printed
