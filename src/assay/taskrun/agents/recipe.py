@@ -7,7 +7,7 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from assay.errors import UsageError
 
@@ -61,7 +61,7 @@ class Recipe(BaseModel):
     )
     log: str | None = Field(None, description="The agent's own log under /logs/agent.")
     usage: Usage | None = None
-    folder: Path = Field(Path("."), exclude=True)  # where `files` are found
+    _folder: Path = PrivateAttr(Path("."))  # where `files` are found: the recipe's own folder
 
     def endpoint_defaults(self) -> tuple[list[str], str, str]:
         """The base URL's variables, the key's variable and the provider's endpoint."""
@@ -69,7 +69,7 @@ class Recipe(BaseModel):
         return self.base_url_env or [url_env], self.key_env or key_env, endpoint
 
     def file_contents(self) -> dict[str, bytes]:
-        return {Path(name).name: (self.folder / name).read_bytes() for name in self.files}
+        return {Path(name).name: (self._folder / name).read_bytes() for name in self.files}
 
 
 def shipped() -> list[str]:
@@ -93,12 +93,13 @@ def load_recipe(name: str) -> Recipe:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise UsageError(f"{path}: not a TOML recipe: {error}") from None
     try:
-        recipe = Recipe.model_validate({**data, "folder": path.parent})
+        recipe = Recipe.model_validate(data)
     except ValidationError as error:
         first = error.errors()[0]
         field = ".".join(str(part) for part in first["loc"]) or "(top)"
         raise UsageError(f"{path}: {field}: {first['msg']}") from None
-    missing = [item for item in recipe.files if not (recipe.folder / item).is_file()]
+    recipe._folder = path.parent
+    missing = [item for item in recipe.files if not (path.parent / item).is_file()]
     if missing:
         raise UsageError(f"{path}: files: {missing[0]} is not beside the recipe")
     if recipe.log is not None and not recipe.log.startswith("/logs/agent/"):
