@@ -11,34 +11,48 @@ BIN := $(VENV)/bin
 SANDBOX_PACKAGES := bubblewrap busybox-static mmdebstrap passt
 SANDBOX_TOOLS := /usr/bin/bwrap /bin/busybox /usr/bin/mmdebstrap /usr/bin/pasta
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# Another install holding the dpkg lock is waited for (5 minutes), not failed on.
+APT_GET := $(SUDO) apt-get -o DPkg::Lock::Timeout=300
 
 # Reports and the viewer are tested in a real headless browser: Debian's chromium, driven by
 # Playwright (never `playwright install`: the system browser is the one used).
 CHROMIUM := /usr/bin/chromium
 
 $(BIN)/assay: pyproject.toml
+	@echo "Python environment: $(VENV) with assay and its dev extra (a few minutes the first time)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --progress-bar off -e '.[dev]'
 	touch $@
 
 .PHONY: sandbox-tools
 sandbox-tools: $(BIN)/assay
 	@for tool in $(SANDBOX_TOOLS); do [ -x $$tool ] || missing=1; done; \
 	if [ -n "$$missing" ] || ! $(BIN)/python -c 'import sys; from assay.world.sandbox.host import is_static, BUSYBOX; sys.exit(not is_static(BUSYBOX))' 2>/dev/null; then \
-		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $(SANDBOX_PACKAGES); \
+		echo "sandbox tools: apt-get install $(SANDBOX_PACKAGES)"; \
+		$(APT_GET) update -qq && $(APT_GET) install -y -qq $(SANDBOX_PACKAGES); \
 	fi
 
 $(CHROMIUM):
+	@echo "the browser the report tests drive: apt-get install chromium"
+	$(APT_GET) update -qq
+	$(APT_GET) install -y -qq chromium
+
+# The SFTP listener is tested with OpenSSH's own client (tests/conformance/test_sftp.py).
+SFTP_CLIENT := /usr/bin/sftp
+
+$(SFTP_CLIENT):
 	$(SUDO) apt-get update -qq
-	$(SUDO) apt-get install -y -qq chromium
+	$(SUDO) apt-get install -y -qq openssh-client
 
 demo: $(BIN)/assay sandbox-tools
 	$(BIN)/assay run worlds/shop --agent reference
 
+# ruff, then the layers: no module imports a layer below its own (docs/concepts.md#layers).
 lint: $(BIN)/assay
 	$(BIN)/ruff check src tests worlds bench examples docs/hooks.py
 	$(BIN)/ruff format --check src tests worlds bench examples docs/hooks.py
+	$(BIN)/pytest -q -p no:cacheprovider tests/test_layers.py
 
 # The records store's statements compiled for SQLite, after editing its tables.py or statements.py
 # (a test fails until they are made again).
@@ -49,7 +63,7 @@ statements: $(BIN)/assay
 docs: $(BIN)/assay
 	$(BIN)/mkdocs build --strict --site-dir site
 
-test: lint docs sandbox-tools $(CHROMIUM)
+test: lint docs sandbox-tools $(CHROMIUM) $(SFTP_CLIENT)
 	$(BIN)/pytest -n auto --dist loadfile
 
 bench: $(BIN)/assay sandbox-tools

@@ -23,9 +23,9 @@ REPEATS = 2
 def run(url: str, concurrency: int) -> tuple[float, list[tuple[str, int, str]]]:
     import os
 
+    from assay.provider import OPTIONS_ENV
     from assay.runs import open_benchmark, prepare, run_benchmark
     from assay.runs.execute import SerialExecutor
-    from assay.taskrun.agents.model import OPTIONS_ENV
 
     os.environ[OPTIONS_ENV] = json.dumps({"base_url": url, "retries": 0})
     benchmark = open_benchmark(ROOT / "worlds" / "shop")

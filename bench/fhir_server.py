@@ -1,5 +1,6 @@
 """FHIR server figures over ~200 resources, in one process: median search latency per parameter
-kind and create latency through the tool path (validation, FHIRPath, the reserved tables).
+kind and create latency through the tool path (validation, FHIRPath, the reserved tables); and on
+worlds/clinic, a paged search (a page of `_count` from `_offset`, with its links).
 
 Run `python bench/fhir_server.py`; it prints one JSON object. (Not `bench/fhir.py`: as the
 script's directory leads sys.path, that name would hide the `fhir` package of fhir.resources.)
@@ -67,6 +68,25 @@ def resources() -> list[dict]:
     return made
 
 
+def clinic_figures() -> dict[str, float]:
+    """Paged searches on worlds/clinic: the second page of its patients, and of its free slots."""
+    from assay.runs import open_benchmark
+
+    world = open_benchmark(Path(__file__).parents[1] / "worlds" / "clinic").world
+    live = world.reset()
+    search = world.tools["fhir_search"].fn
+    pages = {
+        "patients": ("Patient", {"_count": "5", "_offset": "5"}),
+        "free_slots": ("Slot", {"status": "free", "_count": "2", "_offset": "2"}),
+    }
+    figures = {
+        f"clinic_search_paged_{name}_ms": median_ms(lambda t=t, p=p: search(live, t, p))
+        for name, (t, p) in pages.items()
+    }
+    live.close()
+    return figures
+
+
 def main() -> None:
     from assay.runs import open_benchmark
 
@@ -95,6 +115,7 @@ def main() -> None:
         create = world.tools["fhir_create"].fn
         figures["create_ms"] = median_ms(lambda: create(live, dict(patient)))
         live.close()
+    figures.update(clinic_figures())
     figures["resources"] = len(resources())
     figures["samples"] = SAMPLES
     figures["python"] = sys.version.split()[0]

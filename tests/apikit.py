@@ -8,13 +8,12 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
+from processkit import wait_ready
 from worldkit import SHOP
 
 OPERATOR_KEY = "operator-key"
@@ -75,15 +74,8 @@ class Server:
             *self.options,
         ]
         self.process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{self.url}/openapi.json", timeout=1).status_code == 200:
-                    return self
-            except httpx.TransportError:
-                time.sleep(0.1)
-        self.stop()
-        raise RuntimeError("the server did not come up")
+        wait_ready(self.process, f"{self.url}/v1/health")
+        return self
 
     def kill(self) -> None:
         assert self.process is not None

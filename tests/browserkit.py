@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -13,8 +12,8 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
-import httpx
 from apikit import ASSAY, free_port
+from processkit import wait_ready
 from worldkit import ROOT
 
 CHROMIUM = "/usr/bin/chromium"
@@ -97,16 +96,7 @@ def viewer_server(store: str) -> Iterator[str]:
         text=True,
     )
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(url + "/", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    stderr = process.stderr.read() if process.stderr else ""
-                    raise RuntimeError(f"assay view did not come up: {stderr}") from None
-                time.sleep(0.1)
+        wait_ready(process, url + "/")
         yield url
     finally:
         process.terminate()

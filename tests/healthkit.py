@@ -354,7 +354,7 @@ writable = ["outbound/**", "archive/**"]
 max_file_bytes = 2000
 
 [roles.clerk]
-tools = ["files_list", "files_read", "files_write", "files_move", "files_delete"]
+tools = ["files_list", "files_read", "files_write", "files_move", "files_delete", "files_mkdir", "files_rmdir"]
 """
 
 ROSTER_TASK = """

@@ -163,11 +163,14 @@ class StandIn:
                 data = json.dumps(answer).encode()
                 if status == 200 and body.get("stream") and api != "chat":
                     kind, data = "text/event-stream", modelwire.sse(STREAMS[api](answer))
-                self.send_response(status)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", kind)
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client stopped waiting (its timeout): nobody is left to answer
 
             def log_message(self, *args: Any) -> None:
                 pass

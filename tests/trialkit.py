@@ -30,6 +30,9 @@ class StandInTrial:
         self.commands.append(command)
         return {"stdout": "", "stderr": "", "exit_code": 0}
 
+    def advance(self) -> str | None:
+        return None  # a task of one step
+
     def verify(self) -> VerifierRun:
         return self.verified
 

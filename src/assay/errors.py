@@ -53,3 +53,7 @@ class CheckError(AssayError):
 
 class UsageError(AssayError):
     """A bad argument on the command line or in an API call; names the parameter."""
+
+
+class WorkerFailure(AssayError):
+    """A worker process (or Ray actor) ended without sending back the task run it was given."""

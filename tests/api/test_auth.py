@@ -9,6 +9,7 @@ from apikit import OPERATOR, OPERATOR_KEY, bearer, create, every_endpoint
 from worldkit import SHOP
 
 from assay.api import open_api
+from assay.api.fhir_http import FHIR_PATH
 from assay.errors import UsageError
 
 with warnings.catch_warnings():
@@ -37,6 +38,13 @@ def test_missing_or_wrong_credentials_are_401(api, two_runs):
     assert api.post("/v1/benchmark-runs", json={"benchmark": "shop"}).status_code == 401
 
 
+def test_the_health_route_answers_anyone_and_is_not_an_endpoint_of_the_document(api):
+    """What a supervisor (and the tests) poll to know the server is up, with no credential."""
+    answer = api.get("/v1/health")
+    assert (answer.status_code, answer.json()) == (200, {"status": "ok"})
+    assert "/v1/health" not in api.get("/openapi.json").json()["paths"]
+
+
 NON_ASCII = {
     "utf-8": "Bearer é-token".encode(),
     "latin-1": "Bearer é-token".encode("latin-1"),
@@ -55,6 +63,13 @@ def test_a_non_ascii_token_is_401_on_every_endpoint(api, header):
             method, path, params={"task_run_id": "x"}, json={}, headers={"Authorization": header}
         )
         assert response.status_code == 401, (method, path, response.text)
+        if FHIR_PATH.match(path):  # R4: a FHIR error is an OperationOutcome
+            (issue,) = response.json()["issue"]
+            assert (issue["code"], issue["diagnostics"]) == (
+                "login",
+                "the bearer token is not valid",
+            )
+            continue
         assert response.json()["error"] == {
             "code": "unauthorized",
             "message": "the bearer token is not valid",

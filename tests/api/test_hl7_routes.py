@@ -48,7 +48,7 @@ def test_hl7_routes_send_read_and_refuse_before_the_start(tmp_path):
         assert (sent.status_code, sent.json()["ack_code"]) == (200, "AA")
         assert "MSA|AA|MSG0001" in sent.json()["ack"]
         garbage = api.post(endpoints["hl7_outbound"], json={"payload": "PID|1"}, headers=headers)
-        assert (garbage.status_code, garbage.json()["ack_code"]) == (200, "AE")
+        assert (garbage.status_code, garbage.json()["ack_code"]) == (200, "AR")  # no MSH: rejected
         wrong = api.post(endpoints["hl7_outbound"], json={"message": A04}, headers=headers)
         assert wrong.status_code == 422
         done = api.post(task_run["complete_url"], json={"output": "ok"}, headers=headers).json()
@@ -71,9 +71,9 @@ def test_mllp_listener_acks_each_framed_message_as_an_action_of_the_started_run(
         ack = mllp_send(url, A04.replace("\r", "\n"))
         assert ack.split("\r")[1] == "MSA|AA|MSG0001"
         broken = mllp_send(url, "not hl7 at all")
-        assert broken.split("\r")[1].startswith("MSA|AE") and "ERR|" in broken
+        assert broken.split("\r")[1] == 'MSA|AR|""' and "|100^Segment sequence error^" in broken
         huge = mllp_send(url, A04 + "\rNTE|1||" + "x" * (1 << 20))
-        assert huge.split("\r")[1].startswith("MSA|AE") and "at most 1048576 bytes" in huge
+        assert huge.split("\r")[1] == 'MSA|AR|""' and "at most 1048576 bytes" in huge
         trajectory = api.get(f"/v1/task-runs/{task_run['id']}", headers=headers).json()
         done = api.post(task_run["complete_url"], json={"output": "ok"}, headers=headers).json()
     assert (done["outcome"], done["reward"]) == ("verified", 1)

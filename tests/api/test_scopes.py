@@ -217,3 +217,24 @@ def test_every_endpoint_refuses_a_caller_without_credentials(world):
     for method, path in every_endpoint(client.get("/openapi.json").json()):
         response = client.request(method, path, params={"task_run_id": "x"}, json={})
         assert response.status_code == 401, (method, path)
+
+
+def test_a_run_token_stops_working_once_its_key_is_revoked(world):
+    """The token of a run made by a key outlived the key: start still answered 200."""
+    client, _, _ = world
+    secret, record = create_key(client.app.state.context.store, "evaluate", "soon-revoked")
+    run = _run(client, bearer(secret), tasks=["update-address", DEV])
+    token = bearer(run["bearer_token"])
+    first, second = run["task_runs"]
+    assert client.post(first["start_url"], headers=token).status_code == 200
+    assert client.delete(f"/v1/keys/{record.id}", headers=OPERATOR).status_code == 200
+    for refused in (
+        client.post(second["start_url"], headers=token),
+        client.post(first["act_url"], json={"say": "hello"}, headers=token),
+        client.get(f"/v1/benchmark-runs/{run['benchmark_run_id']}", headers=token),
+    ):
+        assert refused.status_code == 401, refused.text
+        assert refused.json()["error"]["code"] == "key_revoked"
+        assert f"the key {record.id} that created run" in refused.json()["error"]["message"]
+    operators = client.get(f"/v1/benchmark-runs/{run['benchmark_run_id']}", headers=OPERATOR)
+    assert operators.status_code == 200  # the run itself stays, for the operator to read

@@ -9,12 +9,12 @@ import os
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
 import asyncssh
 from healthkit import A04, write_hl7_world
+from processkit import wait_ready
 
 KEY = "serve-listeners-key"
 
@@ -65,12 +65,7 @@ def test_serve_opens_mllp_and_sftp_on_loopback(tmp_path):
     server = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(f"{base}/openapi.json", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_ready(server, f"{base}/v1/health")
         run = post(f"{base}/v1/benchmark-runs", {"benchmark": "interface"}, KEY)
         endpoints = run["endpoints"]
         assert endpoints["hl7_mllp"].startswith("mllp://127.0.0.1:")
@@ -106,3 +101,18 @@ def test_serve_opens_mllp_and_sftp_on_loopback(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_a_busy_sftp_port_is_one_line_and_exit_2(tmp_path):
+    """It was an ExceptionGroup traceback from inside the app's start-up."""
+    world = write_hl7_world(tmp_path / "interface")
+    env = {**os.environ, "PYTHONPATH": str(Path("src").resolve()), "ASSAY_HOME": str(tmp_path)}
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        taken = busy.getsockname()[1]
+        command = [sys.executable, "-c", "from assay.cli import main; main()", "serve"]
+        command += ["--worlds", str(world), "--port", str(free_port()), "--sftp-port", str(taken)]
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == f"error: --sftp-port: 127.0.0.1:{taken}: Address already in use\n"

@@ -48,7 +48,7 @@ CASES = {
     ),
     "a write": (
         lambda root: write_world(root, tasks=task_with('sql = "UPDATE notes SET text = 1"')),
-        "tasks/t.toml: checks[0].sql: SQL is a UPDATE statement",
+        "tasks/t.toml: checks[0].sql: SQL is an UPDATE statement",
     ),
     "a data-modifying CTE": (
         lambda root: write_world(

@@ -131,3 +131,38 @@ def test_bad_build_input_is_one_line_and_exit_2(assay, tmp_path):
     assert ran.code == 2
     assert ran.err.startswith("error: --model: the model provider failed: 500")
     assert len(ran.err.strip().splitlines()) == 1
+
+
+def test_every_draft_kept_out_is_recorded_and_on_the_world_page(assay, tmp_path):
+    """A fair, an unfair and an unparseable draft: the unparseable one, whose repair was a
+    duplicate, was listed under the duplicate's name and reason alone."""
+    world = copy_shop(tmp_path / "shop")
+    model = InOrder([submit(FAIR, IDLE, BROKEN), submit(IDLE_REPAIRED), submit(FAIR)])
+    with StandIn(model) as stand_in:
+        ran = build(assay, world, stand_in, "--count", "3", "--json")
+    assert ran.code == 0, ran.err
+    record = json.loads(ran.out)
+    assert [task["draft"] for task in record["published"]] == [1, 4]
+    [kept_out] = record["rejected"]
+    assert kept_out["draft"] == 3 and kept_out["repaired"]
+    assert kept_out["draft_reasons"][0].startswith("not valid TOML")
+    assert kept_out["reasons"] == [
+        "a duplicate of task 'send-an-open-order-to-a-new-street': the same customer request"
+    ]
+    page = assay("world", str(world))
+    [line] = [line for line in page.out.splitlines() if "✗ draft 3" in line]
+    assert "not valid TOML" in line and "its repair: a duplicate of task" in line
+
+
+def test_drafts_sent_past_the_count_are_recorded_not_dropped(assay, tmp_path):
+    world = copy_shop(tmp_path / "shop")
+    with StandIn(InOrder([submit(FAIR, BROKEN)])) as stand_in:
+        ran = build(assay, world, stand_in, "--count", "1", "--json")
+    assert ran.code == 0, ran.err
+    record = json.loads(ran.out)
+    assert [task["draft"] for task in record["published"]] == [1]
+    [extra] = record["rejected"]
+    assert (extra["draft"], extra["repaired"]) == (2, False)
+    assert extra["reasons"] == ["sent past the --count of 1: not examined"]
+    assert record["drafts"][1]["kind"] == "extra"
+    assert record["usage"]["model_calls"] == 1  # never sent back for repair

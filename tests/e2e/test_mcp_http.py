@@ -136,3 +136,51 @@ def test_only_the_runs_token_or_the_operator_key_reaches_its_task_runs(server):
     assert missing.status_code == 404
     assert status(bearer(run["bearer_token"])) == (200, True)
     assert status(bearer(KEY)) == (200, True)
+
+
+def _initialize(server, task_run, token):
+    return httpx.post(
+        server.url + task_run["mcp_url"], json=INITIALIZE, headers={**bearer(token), **ACCEPT}
+    )
+
+
+def test_a_completed_task_run_opens_no_new_session_while_another_is_open(server):
+    """A session left open kept the task run's server: a new initialize answered 200."""
+    run = new_run(server, tasks=["update-address"])
+    (task_run,) = run["task_runs"]
+    token = run["bearer_token"]
+    assert _initialize(server, task_run, token).status_code == 200  # open, never closed
+    started = httpx.post(server.url + task_run["start_url"], headers=bearer(token))
+    assert started.status_code == 200, started.text
+    done = httpx.post(
+        server.url + task_run["complete_url"], json={"output": "x"}, headers=bearer(token)
+    )
+    assert done.status_code == 200, done.text
+    again = _initialize(server, task_run, token)
+    assert again.status_code == 409, again.text
+    assert again.json()["error"] == {
+        "code": "completed",
+        "message": f"task run {task_run['id']} is already completed",
+    }
+
+
+def test_the_sessions_of_a_task_run_are_capped(server):
+    from assay.mcp.http import MAX_SESSIONS
+
+    run = new_run(server, tasks=["update-address"])
+    (task_run,) = run["task_runs"]
+    opened = [_initialize(server, task_run, run["bearer_token"]) for _ in range(MAX_SESSIONS)]
+    assert [response.status_code for response in opened] == [200] * MAX_SESSIONS
+    assert len({response.headers["mcp-session-id"] for response in opened}) == MAX_SESSIONS
+    refused = _initialize(server, task_run, run["bearer_token"])
+    assert refused.status_code == 503 and "Too many open sessions" in refused.text
+    closed = httpx.delete(
+        server.url + task_run["mcp_url"],
+        headers={
+            **bearer(run["bearer_token"]),
+            **ACCEPT,
+            "mcp-session-id": opened[0].headers["mcp-session-id"],
+            "mcp-protocol-version": "2025-11-25",
+        },
+    )
+    assert closed.status_code == 200, closed.text

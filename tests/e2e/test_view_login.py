@@ -73,3 +73,17 @@ def test_an_admin_key_s_session_ends_when_it_is_revoked(server):
     revoked = httpx.delete(f"{server.url}/v1/keys/{admin['id']}", headers=bearer(KEY))
     assert revoked.status_code == 200
     assert httpx.get(f"{server.url}/view/", cookies=cookies, headers=HTML).status_code == 303
+
+
+def test_signing_out_ends_the_session_on_the_server(server):
+    """Sign-out only deleted the browser's cookie: the same cookie still opened /view/."""
+    session = _sign_in(server, KEY).cookies["assay_view"]
+    other = _sign_in(server, KEY).cookies["assay_view"]  # a second browser, still signed in
+    cookies = {"assay_view": session}
+    assert httpx.get(f"{server.url}/view/", cookies=cookies, headers=HTML).status_code == 200
+    assert httpx.post(f"{server.url}/view/logout", cookies=cookies).status_code == 303
+    again = httpx.get(f"{server.url}/view/", cookies=cookies, headers=HTML)
+    assert (again.status_code, again.headers["location"]) == (303, "/view/login")
+    assert httpx.get(f"{server.url}/view/", cookies=cookies).status_code == 401
+    kept = httpx.get(f"{server.url}/view/", cookies={"assay_view": other}, headers=HTML)
+    assert kept.status_code == 200

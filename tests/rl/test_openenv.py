@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 from collections.abc import Iterator
 
 import httpx
 import pytest
 from apikit import ASSAY, free_port
+from processkit import wait_ready
 from rlkit import TASK, played
 from worldkit import SHOP
 
@@ -30,16 +30,10 @@ def server(tmp_path_factory) -> Iterator[str]:
     log = tmp_path_factory.mktemp("openenv") / "stderr.txt"
     process = subprocess.Popen(command, stderr=log.open("w"), text=True)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and process.poll() is None:
-        try:
-            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                break
-        except httpx.TransportError:
-            time.sleep(0.1)
-    else:
-        process.kill()
-        raise RuntimeError(f"the server did not come up: {log.read_text()}")
+    try:
+        wait_ready(process, f"{url}/health")
+    except RuntimeError as failed:
+        raise RuntimeError(f"{failed} {log.read_text()}") from None
     yield url
     process.terminate()
     process.wait(10)

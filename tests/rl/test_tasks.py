@@ -41,3 +41,28 @@ def test_splits_widen_the_draw_and_a_pool_draws_by_the_number_it_is_given(shop, 
     pool = TaskPool(shop, both, agent="t")
     assert pool.pick(lambda count: count - 1) is both[-1]
     assert pool.pick(lambda count: 0, both[3].id) is both[3]
+
+
+def test_a_withdrawn_task_that_does_not_load_never_blocks_a_pool(tmp_path):
+    """The pool loaded every task strictly: one withdrawn for a missing table stopped it."""
+    from worldkit import copy_shop
+
+    from assay.errors import SpecError
+    from assay.trust.validate import save_validation, validate_world
+
+    shop_copy = copy_shop(tmp_path / "shop")
+    (shop_copy / "tasks" / "reviews.toml").write_text(
+        'title = "Reviews"\nrole = "support"\n[customer]\nrequest = "How many reviews?"\n'
+        '[[checks]]\nname = "one"\nsql = "SELECT count(*) FROM reviews"\nexpect = 1\n'
+    )
+    records = str(tmp_path / "records.db")
+    with open_store(records) as store:
+        save_validation(validate_world(shop_copy, ["reviews"]), store)
+    with pytest.raises(SpecError, match="unknown table 'reviews'"):
+        TaskPool.open(shop_copy, store=records, include_withdrawn=True)
+    pool = TaskPool.open(shop_copy, store=records)
+    try:
+        assert "reviews" not in {task.id for task in pool.tasks}
+        assert "reviews" not in pool.benchmark.tasks
+    finally:
+        pool.close()

@@ -118,3 +118,36 @@ def test_ctrl_c_cancels_and_keeps_finished_task_runs(shop) -> None:
     assert outcome.benchmark_run.phase == "cancelled"
     assert 1 <= len(outcome.task_runs) < len(planned)
     assert all(run.outcome == "verified" for run in outcome.task_runs)
+
+
+DIES_IN_A_WORKER = """
+import multiprocessing
+import os
+import signal
+
+if multiprocessing.parent_process() is not None:  # loaded again in a worker: killed there
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_worker_killed_as_it_starts_is_one_line_not_a_reset_traceback(tmp_path) -> None:
+    """It died with a task run unread in its pipe: the parent read a bare ConnectionResetError."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from worldkit import DESK_TOOLS, write_world
+
+    root = write_world(tmp_path / "w", tools=DIES_IN_A_WORKER + DESK_TOOLS)
+    assay = Path(sys.executable).parent / "assay"
+    env = {**os.environ, "ASSAY_HOME": str(tmp_path / "home")}
+    ran = subprocess.run(
+        [str(assay), "run", str(root), "--workers", "2", "--repeats", "2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert ran.returncode == 1, ran.stderr
+    assert ran.stderr.startswith("error: a worker ended (exit code -9) in task run tr_"), ran.stderr
+    assert ran.stderr.count("\n") == 1, ran.stderr

@@ -159,7 +159,7 @@ def test_resume_with_ray_runs_only_what_is_missing(shop, tmp_path) -> None:
 def test_model_options_set_after_ray_started_reach_the_actors(shop, monkeypatch) -> None:
     from modelkit import ScriptedModel, StandIn, solution_replies
 
-    from assay.taskrun.agents.model import OPTIONS_ENV
+    from assay.provider import OPTIONS_ENV
 
     tasks = [shop.tasks[task_id] for task_id in TASKS]
     scripts = {task.customer.request: solution_replies(task) for task in tasks}

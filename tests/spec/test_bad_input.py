@@ -129,9 +129,9 @@ def test_two_statements(tmp_path):
     ("sql", "reason"),
     [
         ("DELETE FROM notes", "is a DELETE statement"),
-        ("UPDATE notes SET text = 'x'", "is a UPDATE statement"),
-        ("INSERT INTO notes (text) VALUES ('x')", "is a INSERT statement"),
-        ("ATTACH 'other.db' AS other", "is a ATTACH statement"),
+        ("UPDATE notes SET text = 'x'", "is an UPDATE statement"),
+        ("INSERT INTO notes (text) VALUES ('x')", "is an INSERT statement"),
+        ("ATTACH 'other.db' AS other", "is an ATTACH statement"),
         ("PRAGMA query_only = 0", "is a PRAGMA statement"),
         (
             "WITH gone AS (DELETE FROM notes RETURNING *) SELECT count(*) FROM gone",

@@ -54,6 +54,12 @@ def with_task_directory(root: Path) -> Path:
     return root
 
 
+def task_edited(old: str, new: str) -> Callable[[Path], Path]:
+    task = BASIC_TASK.replace(old, new)
+    assert task != BASIC_TASK
+    return lambda root: write_world(root, tasks={"t": task})
+
+
 def weighted(weight: str) -> Callable[[Path], Path]:
     task = BASIC_TASK.replace("expect = 1", f"expect = 1\nweight = {weight}")
     return lambda root: write_world(root, tasks={"t": task})
@@ -149,7 +155,27 @@ TASK_CASES: dict[str, tuple[Callable[[Path], Path], str]] = {
     "weight = inf": (weighted("inf"), "tasks/t.toml: checks[0].weight: Input should be a finite"),
     "weight = nan": (weighted("nan"), "tasks/t.toml: checks[0].weight: Input should be a finite"),
     "weight = 0": (weighted("0"), "tasks/t.toml: checks[0].weight: Input should be greater than 0"),
+    # These ran (rule_violated, not_achieved) with exit 0: a task that cannot be graded
+    "expect = nan": (
+        task_edited("expect = 1", "expect = nan"),
+        "tasks/t.toml: checks[0].expect: nan equals nothing, itself included; give a number",
+    ),
+    "an unknown assert": (
+        task_edited('name = "A hello note exists"', 'name = "x"\nassert = "frobnicate"'),
+        "tasks/t.toml: checks[0].assert: unknown assert 'frobnicate' (known: sql, answer,",
+    ),
+    "a task with no checks": (
+        task_edited(
+            BASIC_TASK[BASIC_TASK.index("[[checks]]") : BASIC_TASK.index("[solution]")], ""
+        ),
+        "tasks/t.toml: checks: no checks; a task needs at least one goal check",
+    ),
+    "a task with rule checks only": (
+        task_edited("expect = 1", 'expect = 1\ntype = "rule"'),
+        "tasks/t.toml: checks: no goal check (only rule); a task needs at least one",
+    ),
 }
+UNGRADABLE = ["expect = nan", "an unknown assert", "a task with no checks"]
 
 
 def cli(monkeypatch, capsys, *args: str) -> tuple[int, str]:
@@ -188,6 +214,15 @@ def test_validate_withdraws_a_bad_task_with_its_reason(tmp_path, case):
     failed = [task for task in report.tasks if not task.passed]
     assert len(failed) == 1
     assert message.split(": ", 1)[1] in " ".join(failed[0].proofs["static"].reasons)
+
+
+@pytest.mark.parametrize("case", UNGRADABLE)
+def test_assay_serve_refuses_a_task_that_cannot_be_graded(tmp_path, monkeypatch, capsys, case):
+    build, message = TASK_CASES[case]
+    root = build(tmp_path / "w")
+    code, err = cli(monkeypatch, capsys, "serve", "--worlds", str(root), "--port", "0")
+    assert (code, err.count("\n")) == (2, 1), err
+    assert message in err
 
 
 def test_a_file_outside_the_world_is_never_imported(tmp_path):

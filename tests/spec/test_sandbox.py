@@ -314,7 +314,11 @@ UNSUPPORTED = {
         '[[environment.mcp_servers]]\nname = "s"\nurl = "http://x"',
         ["unsupported_environment:mcp_servers"],
     ),
-    "steps": ('[[steps]]\nname = "one"', ["unsupported_environment:steps"]),
+    "steps-run": ('[[steps]]\nname = "one"', []),
+    "a-steps-separate-verifier-gpus": (
+        '[[steps]]\nname = "one"\n[steps.verifier.environment]\ngpus = 1',
+        ["unsupported_environment:gpus"],
+    ),
     "collect-service": (
         '[[verifier.collect]]\ncommand = "true"\nservice = "db"',
         ["collect_service:db"],
@@ -371,10 +375,64 @@ def test_a_windows_task_loads_without_test_sh(tmp_path: Path, os_name: str) -> N
 
 
 def test_a_multi_step_task_loads_without_top_level_test_or_instruction(tmp_path: Path) -> None:
-    root = write_task(tmp_path / "steps", '[[steps]]\nname = "a"', instruction=None, test_sh=None)
+    root = write_task(
+        tmp_path / "steps",
+        '[[steps]]\nname = "a"\n[[steps]]\nname = "b"',
+        instruction=None,
+        test_sh=None,
+        files={
+            "steps/a/instruction.md": "Make a.",
+            "steps/a/tests/test.sh": TEST_SH,
+            "steps/a/workdir/setup.sh": "true",
+            "steps/b/instruction.md": "Make b.",
+            "steps/b/tests/test.sh": TEST_SH,
+            "steps/b/solution/solve.sh": "true",
+        },
+    )
     task = read_sandbox_task(root)
-    assert (task.instruction, task.test_script) == ("", None)
-    assert task.unsupported() == ["unsupported_environment:steps"]
+    assert (task.instruction, task.test_script, task.unsupported()) == ("", None, [])
+    first, second = task.steps
+    assert (first.name, first.instruction, second.instruction) == ("a", "Make a.", "Make b.")
+    assert first.tests_dirs == (root / "steps" / "a" / "tests",)
+    assert first.workdir == root / "steps" / "a" / "workdir" and second.workdir is None
+    assert (first.solution_dir, second.solution_dir) == (None, root / "steps" / "b" / "solution")
+
+
+def test_a_step_without_its_own_test_uses_the_tasks(tmp_path: Path) -> None:
+    root = write_task(
+        tmp_path / "shared", '[[steps]]\nname = "a"', files={"steps/a/instruction.md": "Go."}
+    )
+    (step,) = read_sandbox_task(root).steps
+    assert step.test_script == root / "tests" / "test.sh"
+    assert step.tests_dirs == (root / "tests",)
+
+
+@pytest.mark.parametrize(
+    ("toml", "files", "message"),
+    [
+        (
+            '[[steps]]\nname = "a"',
+            {},
+            r"steps/a/instruction\.md: file not found: step 'a' needs one",
+        ),
+        (
+            '[[steps]]\nname = "a"',
+            {"steps/a/instruction.md": "Go."},
+            r"steps/a/tests/test\.sh: file not found: step 'a' needs it or tests/test\.sh",
+        ),
+        ('[[steps]]\nname = "a"\n[[steps]]\nname = "a"', {}, r"steps: .*step 'a' is named twice"),
+        ('[[steps]]\nname = "../up"', {}, r"steps\[0\]\.name: .*its folder under steps/"),
+        ('[[steps]]\nname = "a"\nmin_reward = "high"', {}, r"steps\[0\]\.min_reward"),
+        ('multi_step_reward_strategy = "best"', {}, r"multi_step_reward_strategy"),
+    ],
+    ids=["no-instruction", "no-test", "named-twice", "bad-name", "bad-min-reward", "bad-strategy"],
+)
+def test_a_bad_step_is_refused_naming_the_file_and_field(
+    tmp_path: Path, toml: str, files: dict[str, str], message: str
+) -> None:
+    root = write_task(tmp_path / "bad", toml, instruction=None, test_sh=None, files=files)
+    with pytest.raises(SpecError, match=message):
+        read_sandbox_task(root)
 
 
 # --- verifier mode, networks, metadata ---------------------------------------------------------

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from modelkit import ScriptedModel, StandIn, solution_replies
 
+from assay.provider import ModelOptions, make_client
 from assay.runs.plan import new_id
 from assay.runs.taskrun import run_task
-from assay.taskrun.agents.model import ModelAgent, ModelOptions, make_client
+from assay.taskrun.agents.model import ModelAgent
 
 TASK = "refund-double-charge"
 

@@ -6,9 +6,9 @@ import json
 
 from modelkit import StandIn
 
+from assay.provider import OPTIONS_ENV
 from assay.runs.plan import new_id
 from assay.runs.taskrun import run_task
-from assay.taskrun.agents.model import OPTIONS_ENV
 from assay.taskrun.agents.scripted import ActionsAgent
 from assay.taskrun.model_customer import CUSTOMER_MODEL_ENV, SATISFIED
 
@@ -73,3 +73,32 @@ def test_scripted_changes_still_arrive_with_a_model_customer(shop, monkeypatch):
         result = run_task(shop, task, agent, run_id=new_id("tr"))
     assert "Sorry, wrong number: it's 7 Dock St, Hull." in replies(result)
     assert stand_in.bodies == []  # nobody spoke to the customer: the model was never asked
+
+
+def test_the_customers_model_calls_and_tokens_are_in_the_run_usage(shop, monkeypatch):
+    """They were not counted: only an agent's model calls reached the summary."""
+    with StandIn(lambda body: {"content": "Order A-1042."}) as stand_in:
+        result = said(shop, stand_in, monkeypatch, "Which order?", "And the charge?")
+    assert result.summary.model_calls == 2
+    assert result.summary.prompt_tokens == stand_in.served_tokens[0] > 0
+    assert result.summary.completion_tokens == stand_in.served_tokens[1] == 20
+
+
+def test_without_the_sdk_a_model_customer_names_its_option(shop, monkeypatch, capsys):
+    """It was reported as `--agent model:` inside 'the world could not be reset'."""
+    import sys
+
+    import pytest
+
+    from assay.cli.app import run_app
+
+    monkeypatch.setitem(sys.modules, "openai", None)  # as if the package were not installed
+    argv = ["assay", "run", str(shop.world.root), "--task", TASK, "--customer", "model:c-1"]
+    monkeypatch.setattr(sys, "argv", argv)
+    with pytest.raises(SystemExit) as done:
+        run_app()
+    err = capsys.readouterr().err
+    assert (done.value.code, err.count("\n")) == (2, 1), err
+    assert err == (
+        "error: --customer model:…: the openai package is missing; pip install 'assay[model]'\n"
+    )

@@ -8,8 +8,8 @@ import json
 from modelkit import ScriptedModel, StandIn, solution_replies
 from worldkit import SHOP
 
+from assay.provider import OPTIONS_ENV
 from assay.runs import open_benchmark
-from assay.taskrun.agents.model import OPTIONS_ENV
 from assay.trust.validate import validate_world
 
 TASK = "refund-double-charge"

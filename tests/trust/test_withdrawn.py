@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.errors import UsageError
+from assay.errors import SpecError, UsageError
 from assay.runs import open_benchmark, prepare
 from assay.runs.store import open_store
 from assay.trust.validate import save_validation, validate_world
@@ -172,3 +172,65 @@ def test_the_cli_says_which_files_changed(shop_copy: Path, tmp_path: Path):
     assert "left out 2 withdrawn tasks" in rerun.stderr
     assert "changed since the last validation" not in rerun.stderr
     assert "score 1.000 (pass)" in rerun.stdout
+
+
+MISSING_TABLE_TASK = """\
+title = "Counts reviews the shop does not keep"
+role = "support"
+
+[customer]
+request = "How many reviews do I have?"
+
+[[checks]]
+name = "one review"
+sql = "SELECT count(*) FROM reviews"
+expect = 1
+"""
+
+
+@pytest.fixture
+def withdrawn_unloadable(shop_copy: Path, tmp_path: Path):
+    """The shop (three tasks) with a task whose check names a missing table, validated: withdrawn."""
+    for other in (shop_copy / "tasks").glob("*.toml"):
+        if other.stem not in {"email-tracking", "ask-for-email", "update-address"}:
+            other.unlink()
+    (shop_copy / "tasks" / "reviews.toml").write_text(MISSING_TABLE_TASK)
+    from trustkit import assay_here
+
+    assert assay_here("validate", shop_copy, "--task", "reviews", cwd=tmp_path).returncode == 1
+    return shop_copy, open_store(str(tmp_path / ".assay" / "assay.db"))
+
+
+def test_a_withdrawn_task_that_does_not_load_never_blocks_the_run(withdrawn_unloadable, tmp_path):
+    """The issue: `assay run WORLD` exited 2 on the withdrawn task's load error; it is left out."""
+    from trustkit import assay_here
+
+    world, _ = withdrawn_unloadable
+    ran = assay_here("run", world, "--workers", "2", "--json", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert "left out 1 withdrawn task" in ran.stderr
+    assert "  reviews: static: checks[0].sql: unknown table 'reviews'" in ran.stderr
+    ran_ids = {task_run["task_id"] for task_run in json.loads(ran.stdout)["task_runs"]}
+    assert ran_ids == {"email-tracking", "ask-for-email", "update-address"}
+    run_id = json.loads(ran.stdout)["benchmark_run"]["id"]
+    resumed = assay_here("run", "--resume", run_id, cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    named = assay_here("run", world, "--task", "reviews", "--task", "email-tracking", cwd=tmp_path)
+    assert named.returncode == 0, named.stderr
+    forced = assay_here("run", world, "--include-withdrawn", cwd=tmp_path)
+    assert forced.returncode == 2
+    assert "checks[0].sql: unknown table 'reviews'" in forced.stderr
+    listed = assay_here("validate", world, "--list", "--json", cwd=tmp_path)
+    standings = {s["task_id"]: s["standing"] for s in json.loads(listed.stdout)["tasks"]}
+    assert standings["reviews"] == "withdrawn"  # kept in the record, out of the way
+
+
+def test_a_served_world_leaves_out_its_withdrawn_tasks(withdrawn_unloadable):
+    from assay.api.catalog import Catalog
+
+    world, store = withdrawn_unloadable
+    with pytest.raises(SpecError, match="unknown table 'reviews'"):
+        Catalog([world])
+    catalog = Catalog([world], store)
+    (benchmark,) = catalog.benchmarks.values()
+    assert sorted(benchmark.tasks) == ["ask-for-email", "email-tracking", "update-address"]

@@ -10,10 +10,10 @@ from modelkit import StandIn
 from worldkit import write_world
 
 from assay.cli.app import run_app
+from assay.provider import OPTIONS_ENV
 from assay.runs import open_benchmark
 from assay.runs.plan import new_id
 from assay.runs.taskrun import run_task
-from assay.taskrun.agents.model import OPTIONS_ENV
 from assay.taskrun.agents.scripted import ActionsAgent
 from assay.trust.validate import validate_world
 from assay.verify.judge import JUDGE_MODEL_ENV
@@ -141,3 +141,46 @@ def test_assay_run_json_marks_the_judged_check_run_read_back_from_the_store(
             [task_run] = json.loads(capsys.readouterr().out)["task_runs"]
             assert task_run["outcome"] == "verified", task_run["error"]
             assert [check.get("judged") for check in task_run["checks"]] == [None, True]
+
+
+def test_the_judges_model_calls_and_tokens_are_in_the_run_usage(desk, monkeypatch):
+    with StandIn(verdict()) as stand_in:
+        result = graded(desk, stand_in, monkeypatch)
+    assert result.summary.model_calls == 1
+    assert result.summary.prompt_tokens == stand_in.served_tokens[0] > 0
+    assert result.summary.completion_tokens == stand_in.served_tokens[1]
+
+
+def test_a_model_agents_usage_adds_to_the_judges(desk, monkeypatch):
+    """The agent's usage used to replace the summary's counts; now every model is counted."""
+    from assay.provider import ModelOptions
+    from assay.taskrun.agents.model import ModelAgent
+
+    def answer(body):
+        if body.get("tools"):  # the agent
+            return {"calls": [("finish", {"output": "Hello there!"})]}
+        return verdict()(body)
+
+    with StandIn(answer) as stand_in:
+        monkeypatch.setenv(JUDGE_MODEL_ENV, "judge-1")
+        options = ModelOptions(base_url=stand_in.url, retries=0)
+        monkeypatch.setenv(OPTIONS_ENV, json.dumps({"base_url": stand_in.url, "retries": 0}))
+        benchmark = open_benchmark(desk)
+        agent = ModelAgent("agent-1", options)
+        result = run_task(benchmark, benchmark.tasks["only-judge"], agent, run_id=new_id("tr"))
+    assert result.outcome == "verified", result.error
+    assert [body["model"] for body in stand_in.bodies] == ["agent-1", "judge-1"]
+    assert result.summary.model_calls == 2
+    assert result.summary.prompt_tokens == stand_in.served_tokens[0]
+
+
+def test_without_the_sdk_a_judge_check_names_itself_and_the_extra(desk, monkeypatch):
+    """It named `--agent model:…`, an option the run never used."""
+    with StandIn(verdict()) as stand_in:
+        monkeypatch.setitem(sys.modules, "openai", None)  # as if the package were not installed
+        result = graded(desk, stand_in, monkeypatch)
+    assert result.outcome == "not_scored"
+    assert result.error.message == (
+        "check 'The answer is polite': a judge check: the openai package is missing; "
+        "pip install 'assay[model]'"
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from worldkit import DESK_WORLD, WRITE_REFUSED, write_world
 
+from assay.errors import SpecError
 from assay.sdk import TaskRun
 
 
@@ -154,11 +155,13 @@ def test_a_query_error_means_scoring_failed(tmp_path, open_world, backend):
     assert result.error.message == f"check 'c': the query failed: {NO_COLUMN[backend]}"
 
 
-def test_unknown_assert_fails_as_unsupported(grade):
-    run = grade('assert = "dicom-series-present"\nseries = "1.2.3"')
-    assert run.passed is False
-    assert run.details == "unsupported assertion 'dicom-series-present'"
-    assert run.as_json()["assert"] == "dicom-series-present"
+def test_an_unknown_assert_never_loads(grade):
+    """It used to load and fail every task run as unsupported; a task that cannot be graded is
+    a load error naming the field."""
+    with pytest.raises(
+        SpecError, match=r"checks\[0\]\.assert: unknown assert 'dicom-series-present'"
+    ):
+        grade('assert = "dicom-series-present"\nseries = "1.2.3"')
 
 
 def test_a_check_nothing_proved_read_only_is_still_refused_at_run_time(

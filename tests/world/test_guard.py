@@ -30,6 +30,8 @@ def locked(tmp_path):
         "PRAGMA query_only = 0",
         "WITH gone AS (SELECT 1) DELETE FROM notes",
         "BEGIN",
+        "VACUUM",
+        "VACUUM INTO 'copy.db'",  # a write of a file: refused, not a failed query
     ],
 )
 def test_writes_are_refused_at_run_time(locked, sql):

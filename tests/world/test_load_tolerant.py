@@ -41,3 +41,21 @@ def test_a_broken_world_file_still_raises_when_tolerant(world: Path):
     (world / "world.toml").write_text('name = "shop"\n')
     with pytest.raises(SpecError, match="version: required"):
         load_world_tolerant(world)
+
+
+def test_left_out_tasks_are_never_read(world: Path):
+    loaded = load_world(world, left_out={"not-toml", "update-address"})
+    assert "update-address" not in loaded.tasks and "refund-double-charge" in loaded.tasks
+    assert loaded.left_out == {"not-toml", "update-address"}
+
+
+def test_a_container_dataset_leaves_out_its_tasks_too(tmp_path: Path):
+    from sandboxkit import make_task
+
+    make_task(tmp_path / "set", "good", test_sh="echo 1 > /logs/verifier/reward.txt")
+    (tmp_path / "set" / "broken").mkdir()
+    (tmp_path / "set" / "broken" / "task.toml").write_text("version = \n")
+    with pytest.raises(SpecError):
+        load_world(tmp_path / "set")
+    loaded = load_world(tmp_path / "set", left_out={"broken"})
+    assert list(loaded.tasks) == ["good"] and loaded.left_out == {"broken"}

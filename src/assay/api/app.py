@@ -89,6 +89,11 @@ def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -
     async def _rejected(_: Any, error: task_runs.Rejected) -> JSONResponse:
         return rejected_response(error)
 
+    @app.get("/v1/health", include_in_schema=False)
+    async def health() -> dict[str, str]:
+        """Open to anyone: answered once the server, its listeners included, has started."""
+        return {"status": "ok"}
+
     @app.post(
         "/v1/benchmark-runs",
         status_code=201,

@@ -46,7 +46,8 @@ class Auth:
         self.operator_key = operator_key
         self.progress = progress
         self.token_ttl = timedelta(seconds=token_ttl_s)
-        self._known: dict[str, tuple[str, str]] = {}
+        # token hash → (run id, expiry, the id of the key that created the run)
+        self._known: dict[str, tuple[str, str, str | None]] = {}
         self._second = 0  # the whole second `_now_stamp` was made for
         self._stamp = ""
 
@@ -59,7 +60,6 @@ class Auth:
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         expires = stamp(datetime.now(UTC) + self.token_ttl)
         self.progress.set_token(run_id, token_hash(token), expires)
-        self._known[token_hash(token)] = (run_id, expires)
         return token, expires
 
     def caller(self, authorization: str | None) -> Caller:
@@ -92,10 +92,22 @@ class Auth:
         if found is None:
             raise ApiError(401, "unauthorized", "the bearer token is not valid")
         self._known[hashed] = found
-        run_id, expires = found
+        run_id, expires, key_id = found
         if expires <= self._now_stamp():
             raise ApiError(401, "token_expired", f"the bearer token expired at {expires}")
+        if key_id is not None:
+            self._require_live_key(key_id, run_id)
         return Caller(run_id=run_id)
+
+    def _require_live_key(self, key_id: str, run_id: str) -> None:
+        """A run token lives no longer than the key that created its run (read each time, as
+        keys are: a revocation ends the run's sessions at once)."""
+        key = self.store.key(key_id)
+        if key is None or key.state(now_stamp()) == "revoked":
+            when = f" at {key.revoked_at}" if key is not None else ""
+            raise ApiError(
+                401, "key_revoked", f"the key {key_id} that created run {run_id} was revoked{when}"
+            )
 
     def _now_stamp(self) -> str:
         """Now as a stamp (whole seconds, as expiries are), made once a second rather than on every

@@ -9,18 +9,23 @@ from typing import TYPE_CHECKING
 from assay.api.errors import ApiError
 from assay.errors import UsageError
 from assay.runs.benchmark import Benchmark, open_benchmark
+from assay.trust.withdrawn import withdrawn_on_file
 
 if TYPE_CHECKING:
     from assay.spec.verifier_choice import VerifierChoice
+    from assay.trust.store import ValidationStore
 
 
 class Catalog:
-    def __init__(self, paths: Iterable[str | Path]):
+    def __init__(self, paths: Iterable[str | Path], store: ValidationStore | None = None):
+        """The worlds at `paths`, each without the tasks `store`'s validations withdrew (a
+        withdrawn task may not load; it never keeps its world from being served)."""
         self.benchmarks: dict[str, Benchmark] = {}
         # a container-format world loaded again for runs that verify every task separately
         self.separate: dict[str, Benchmark] = {}
         for path in paths:
-            benchmark = open_benchmark(path)
+            withdrawn = withdrawn_on_file(path, store=store)[0] if store is not None else ()
+            benchmark = open_benchmark(path, left_out=withdrawn)
             slug = f"{benchmark.world.name}@{benchmark.world.version}"
             if slug in self.benchmarks:
                 raise UsageError(f"--worlds: {slug} is given twice")
@@ -43,7 +48,11 @@ class Catalog:
             )
         found = self.separate.get(name)
         if found is None:
-            found = open_benchmark(benchmark.world.root, verifier_mode=verifier_mode)
+            found = open_benchmark(
+                benchmark.world.root,
+                verifier_mode=verifier_mode,
+                left_out=benchmark.world.left_out,
+            )
             self.separate[name] = found
         return found
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from assay.api.errors import error_response
+from assay.api.fhir_http import FHIR_PATH, too_large
 
 MAX_BODY_ENVIRONMENT = "ASSAY_MAX_BODY_BYTES"
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
@@ -47,7 +48,10 @@ class BodyLimit:
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send, message: str) -> None:
         # the rest of the body is never read, so the connection cannot carry another request
-        refusal = error_response(413, "payload_too_large", message, {"connection": "close"})
+        if FHIR_PATH.match(scope.get("path", "")):
+            refusal = too_large(message)
+        else:
+            refusal = error_response(413, "payload_too_large", message, {"connection": "close"})
         await refusal(scope, receive, send)
 
 

@@ -1,7 +1,8 @@
 """HL7 v2 over MLLP: one listener on 127.0.0.1 per benchmark run whose world has an HL7 interface.
-Each framed message is an `hl7_send` call on the run's started task run, answered with its ACK;
-a message that cannot be carried out (no started task run, a role without the tool) gets an AR
-whose ERR segment says why."""
+Each framed message is an `hl7_send` call on the run's started task run, answered with the ACKs
+it asks for (none, one, or a commit ACK then an application ACK in enhanced mode), each its own
+MLLP block; a message that cannot be carried out (no started task run, a role without the tool)
+is refused with an AR (a CE in enhanced mode) whose ERR segment, 207, says why."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ from hl7.mllp import InvalidBlockError, start_hl7_server
 from assay.api.auth import Caller
 from assay.api.errors import ApiError
 from assay.api.sandbox_calls import call_on_started
-from assay.world.services.healthcare.hl7.acks import Verdict, ack_message
-from assay.world.services.healthcare.hl7.paths import read
+from assay.world.services.healthcare.hl7.acks import ack_message, answer_codes
+from assay.world.services.healthcare.hl7.errors import APPLICATION_INTERNAL_ERROR, SEGMENT_SEQUENCE
+from assay.world.services.healthcare.hl7.verdicts import refused
 
 if TYPE_CHECKING:
     from assay.api.context import Context
@@ -34,6 +36,7 @@ class MllpListeners:
         self.ports: dict[str, int] = {}
         self._servers: list[asyncio.AbstractServer] = []
         self._starting: set[asyncio.Task] = set()
+        self.refusals = 0
 
     def open(self, run_id: str) -> str:
         """The run's listener, bound now (so its port is known) and served on the running loop."""
@@ -71,11 +74,14 @@ class MllpListeners:
                         block = await reader.readblock()
                     except (ValueError, InvalidBlockError) as error:  # too long, or not framed
                         why = f"not read: {error} (at most {LIMIT} bytes, framed by MLLP)"
-                        writer.writeblock(refusal("", "AE", why).encode())
+                        unframed = isinstance(error, InvalidBlockError)
+                        code = SEGMENT_SEQUENCE if unframed else APPLICATION_INTERNAL_ERROR
+                        for ack in self.refusal("", why, code):
+                            writer.writeblock(ack.encode())
                         await writer.drain()
                         break
-                    text = block.decode("utf-8", errors="replace")
-                    writer.writeblock(self.answer(run_id, text).encode())
+                    for ack in self.answer(run_id, block.decode("utf-8", errors="replace")):
+                        writer.writeblock(ack.encode())
                     await writer.drain()
             except (asyncio.IncompleteReadError, ConnectionError):
                 pass
@@ -84,28 +90,33 @@ class MllpListeners:
 
         self._servers.append(await start_hl7_server(serve, sock=sock, limit=LIMIT))
 
-    def answer(self, run_id: str, message: str) -> str:
-        """The ACK for one framed message sent to the run's listener."""
+    def answer(self, run_id: str, message: str) -> list[str]:
+        """The ACKs for one framed message sent to the run's listener, in sending order."""
         try:
             event = call_on_started(
                 self.context, Caller(run_id=run_id), run_id, "hl7_send", {"message": message}
             )
         except ApiError as error:
-            return refusal(message, "AR", error.message)
+            return self.refusal(message, error.message)
         if event.status == "OK" and isinstance(event.result, dict):
-            return str(event.result["ack"])
-        return refusal(message, "AE", event.message or f"the send ended {event.status}")
+            return [str(ack) for ack in event.result["acks"]]
+        return self.refusal(message, event.message or f"the send ended {event.status}")
+
+    def refusal(self, message: str, why: str, code: int = APPLICATION_INTERNAL_ERROR) -> list[str]:
+        """ACKs for a message the interface never took in: not recorded, so stamped by the
+        machine, each with a control id of the listener's own."""
+        verdict = refused(message, why, code)
+        stamp = datetime.now(UTC).strftime("%Y%m%d%H%M%S")
+        acks = []
+        for answer in answer_codes(verdict):
+            self.refusals += 1
+            acks.append(
+                ack_message(message, verdict, answer, stamp, f"REF{self.refusals:05d}", "2.5.1")
+            )
+        return acks
 
     async def close(self) -> None:
         for server in self._servers:
             server.close()
             await server.wait_closed()
         self._servers.clear()
-
-
-def refusal(message: str, code: str, why: str) -> str:
-    """An ACK for a message the interface never took in: not recorded, so stamped by the machine."""
-    type_ = "^".join(filter(None, (read(message, "MSH.9.1"), read(message, "MSH.9.2"))))
-    verdict = Verdict(code, read(message, "MSH.10"), type_ or None, read(message, "MSH.9.2"), [why])
-    stamp = datetime.now(UTC).strftime("%Y%m%d%H%M%S")
-    return ack_message(message, verdict, stamp, "ACK-REFUSED", "2.5.1")

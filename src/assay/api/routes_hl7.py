@@ -34,5 +34,5 @@ async def inbox(run_id: str, request: Request, who: Anyone) -> JSONResponse:
 
 @router.post("/outbound", responses=SERVICE_RESPONSES)
 async def outbound(run_id: str, body: Outbound, request: Request, who: Anyone) -> JSONResponse:
-    """Send one HL7 v2 message; the interface's ACK (`AA`, `AE` or `AR`) and its code."""
+    """Send one HL7 v2 message; the interface's ACKs (`acks`, the last as `ack`) and codes."""
     return _call(request, who, run_id, "hl7_send", {"message": body.payload})

@@ -44,6 +44,14 @@ def call_on_started(
 ) -> Event:
     """Act `{"call": {tool, args}}` on the started task run; its tool_result event. A refused call
     raises the 422 that `/act` raises; a task run that has ended is a 409."""
+    return call_in_world(context, caller, run_id, tool, args)[0]
+
+
+def call_in_world(
+    context: Context, caller: Caller, run_id: str, tool: str, args: dict[str, Any]
+) -> tuple[Event, Any]:
+    """`call_on_started`, and the live world the call was made in (for what a surface reads of
+    a service after it answered, such as whether a FHIR write created its resource)."""
     task_run_id = started_task_run(context, caller, run_id)
     observation = act(
         context, caller, task_run_id, Act.model_validate({"call": {"tool": tool, "args": args}})
@@ -51,7 +59,8 @@ def call_on_started(
     results = [event for event in observation.events if event.type == "tool_result"]
     if not results:
         raise ApiError(409, "ended", f"task run {task_run_id} ended before the call was answered")
-    return results[0]
+    flying = context.flying.get(task_run_id)
+    return results[0], flying.session.live if flying is not None else None
 
 
 def event_response(event: Event, statuses: dict[str, int] | None = None) -> JSONResponse:

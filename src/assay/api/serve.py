@@ -44,7 +44,8 @@ def open_api(
         where = "operator_key" if operator_key else KEY_ENVIRONMENT
         raise UsageError(f"{where}: the operator key must be printable ASCII")
     limit = _body_limit(max_body_bytes)
-    context = Context.open(Catalog(worlds), open_store(store), key, token_ttl_s)
+    records = open_store(store)
+    context = Context.open(Catalog(worlds, records), records, key, token_ttl_s)
     if mllp_port is not None:
         from assay.api.mllp import MllpListeners  # python-hl7 comes with assay[health]
 

@@ -1,9 +1,10 @@
 """Signing a browser in to the viewer at /view: a browser cannot send a bearer header, so a form
 takes an operator key once and a signed, HttpOnly cookie stands in for it.
 
-The cookie holds who signed in (`operator`, or a stored admin key's id), until when, and an HMAC
-of both under a secret of this server process: never the key, and a restart signs everyone out.
-A stored key is looked up on every page, so revoking it ends its sessions at once.
+The cookie holds who signed in (`operator`, or a stored admin key's id), until when, the session's
+id, and an HMAC of them under a secret of this server process: never the key, and a restart signs
+everyone out. A stored key is looked up on every page, so revoking it ends its sessions at once;
+signing out ends the session here, so the same cookie opens nothing afterwards.
 """
 
 from __future__ import annotations
@@ -28,24 +29,27 @@ OPERATOR = "operator"
 
 
 class ViewSessions:
-    """Issues and reads the viewer's session cookies."""
+    """Issues and reads the viewer's session cookies, and ends them on sign-out."""
 
     def __init__(self, auth: Auth, lifetime_s: float = SESSION_S):
         self.auth = auth
         self.lifetime_s = lifetime_s
         self._secret = secrets.token_bytes(32)
+        self._live: dict[str, float] = {}  # session id → until when; signed out: gone
 
     def issue(self, caller: Caller) -> str:
-        body = f"{caller.key_id or OPERATOR}.{int(time.time() + self.lifetime_s)}"
+        now = time.time()
+        self._live = {session: until for session, until in self._live.items() if until > now}
+        session, until = secrets.token_urlsafe(16), int(now + self.lifetime_s)
+        self._live[session] = until
+        body = f"{caller.key_id or OPERATOR}.{until}.{session}"
         return f"{body}.{self._sign(body)}"
 
     def caller(self, value: str) -> Caller | None:
-        """The admin a cookie stands for, or None if it is forged, expired or its key revoked."""
-        body, _, signature = value.rpartition(".")
-        if not hmac.compare_digest(signature.encode(), self._sign(body).encode()):
-            return None
-        who, _, until = body.rpartition(".")
-        if not until.isdigit() or int(until) <= time.time():
+        """The admin a cookie stands for, or None if it is forged, expired, signed out or its key
+        revoked."""
+        who = self._session(value)
+        if who is None:
             return None
         if who == OPERATOR:
             return Caller(scope="admin")
@@ -53,6 +57,22 @@ class ViewSessions:
         if key is None or key.scope != "admin" or key.state(now_stamp()) != "active":
             return None
         return Caller(scope="admin", key_id=key.id)
+
+    def end(self, value: str) -> None:
+        """Sign the cookie's session out: it opens nothing from now on."""
+        if self._session(value) is not None:
+            self._live.pop(value.rsplit(".", 2)[-2], None)
+
+    def _session(self, value: str) -> str | None:
+        """Who a genuine cookie of a live session stands for."""
+        body, _, signature = value.rpartition(".")
+        if not hmac.compare_digest(signature.encode(), self._sign(body).encode()):
+            return None
+        rest, _, session = body.rpartition(".")
+        who, _, until = rest.rpartition(".")
+        if not until.isdigit() or int(until) <= time.time() or session not in self._live:
+            return None
+        return who
 
     def _sign(self, body: str) -> str:
         return hmac.new(self._secret, body.encode(), hashlib.sha256).hexdigest()
@@ -113,7 +133,8 @@ def login_router(sessions: ViewSessions, prefix: str) -> APIRouter:
         return done
 
     @router.post(prefix + "/logout")
-    async def logout() -> Response:
+    async def logout(request: Request) -> Response:
+        sessions.end(request.cookies.get(COOKIE, ""))
         done = RedirectResponse(prefix + "/login", status_code=303)
         done.delete_cookie(COOKIE, path=prefix, httponly=True, samesite="strict")
         return done

@@ -67,7 +67,7 @@ def __getattr__(name: str) -> typer.Typer:
 
 def run_app() -> None:
     """Run the CLI; a user's mistake is one line on stderr and exit code 2, never a traceback."""
-    from assay.errors import SpecError, UsageError, one_line
+    from assay.errors import SpecError, UsageError, WorkerFailure, one_line
 
     asked = sys.argv[1] if len(sys.argv) > 1 else None
     app = build_app(asked if asked in COMMANDS or asked in GROUPS else None)
@@ -76,3 +76,9 @@ def run_app() -> None:
     except (SpecError, UsageError) as error:
         print(f"error: {one_line(str(error))}", file=sys.stderr)
         sys.exit(2)
+    except WorkerFailure as error:
+        if "\n" in str(error).strip():
+            raise  # a worker's own traceback: a bug, shown whole
+        # a worker killed from outside, or crashed: one line, and the run is kept as failed
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(1)

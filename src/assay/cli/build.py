@@ -45,8 +45,8 @@ def build(
     """Draft tasks with a model, prove each one fair, repair a failing draft once, publish only
     what passes every proof; the build is kept in the records store."""
     from assay.errors import UsageError
+    from assay.provider import ModelOptions
     from assay.runs.store import open_store
-    from assay.taskrun.agents.model import ModelOptions
     from assay.trust.drafting.build import build_tasks
 
     if split not in ("train", "dev", "holdout"):
@@ -78,7 +78,10 @@ def build(
 
 def print_build(record: BuildRecord) -> None:
     from rich import box
+    from rich.markup import escape
     from rich.table import Table
+
+    from assay.cli.world import why_kept_out
 
     console = plain_console()
     table = Table(title=f"{record.world}@{record.version} · build {record.id}", box=box.SIMPLE_HEAD)
@@ -94,7 +97,8 @@ def print_build(record: BuildRecord) -> None:
     for rejected in record.rejected:
         name = f" ({rejected.task_id})" if rejected.task_id else ""
         tried = "after a repair" if rejected.repaired else "no repair tried"
-        console.print(f"[red]not published[/] draft {rejected.draft}{name}, {tried}")
+        why = escape(why_kept_out(rejected.model_dump()))
+        console.print(f"[red]not published[/] draft {rejected.draft}{name}, {tried}: {why}")
     usage = record.usage
     console.print(
         f"{len(record.published)} published, {len(record.rejected)} not published · "

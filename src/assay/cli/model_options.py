@@ -20,7 +20,7 @@ def set_model_options(
     timeout_s: float = 60.0,
 ) -> None:
     """Model agents' options, in the environment so that worker processes read them too."""
-    from assay.taskrun.agents.model import OPTIONS_ENV
+    from assay.provider import OPTIONS_ENV
 
     extra = {}
     for item in model_args:

@@ -211,6 +211,9 @@ def run(
     if customer is not None:
         if not customer.startswith("model:") or customer == "model:":
             raise UsageError(f"--customer: {customer!r} is not model:<name>")
+        from assay.provider import require_sdk
+
+        require_sdk("--customer model:…")
         os.environ["ASSAY_CUSTOMER_MODEL"] = customer
     uses_model = judge_model is not None or customer is not None
     if (agent is not None and agent.startswith(("model:", "cli:"))) or uses_model:

@@ -34,14 +34,22 @@ class Choice:
 
 
 def _opened(
-    world: Path, execution: Execution, verifier_mode: VerifierChoice, kept: Path | None = None
+    world: Path,
+    execution: Execution,
+    verifier_mode: VerifierChoice,
+    kept: Path | None = None,
+    left_out: frozenset[str] = frozenset(),
 ) -> Benchmark:
-    """The benchmark of `world`; for container-format tasks, first each guarantee this machine
-    cannot give their sandboxes, one line each on stderr."""
+    """The benchmark of `world` without the `left_out` tasks; for container-format tasks, first
+    each guarantee this machine cannot give their sandboxes, one line each on stderr."""
     from assay.runs import open_benchmark
 
     benchmark = open_benchmark(
-        world, world_db=execution.world_db, verifier_mode=verifier_mode, keep_artifacts=kept
+        world,
+        world_db=execution.world_db,
+        verifier_mode=verifier_mode,
+        keep_artifacts=kept,
+        left_out=left_out,
     )
     if benchmark.world.sandbox is not None:
         from assay.cli.render import print_sandbox_gaps
@@ -57,18 +65,19 @@ def fresh(
     from assay.runs.plan import DEFAULT_SPLITS
     from assay.runs.record import record_run
     from assay.runs.run import always_scored
-    from assay.trust.withdrawn import changed_chosen, withdrawn_chosen
+    from assay.trust.withdrawn import changed_chosen, withdrawn_on_file
 
-    benchmark = _opened(world, execution, choice.verifier_mode, choice.keep_artifacts)
     splits = choice.splits or DEFAULT_SPLITS
-    left_out = (
-        []
+    withdrawn, left_out = (
+        (frozenset(), [])
         if choice.include_withdrawn
-        else withdrawn_chosen(benchmark.world, choice.tasks, splits, records)
+        else withdrawn_on_file(world, choice.tasks, splits, records)
     )
-    leave_out = {state.task_id for state in left_out}
-    planned = prepare(benchmark, agent, choice.tasks, splits, choice.repeats, leave_out=leave_out)
-    changed = changed_chosen(benchmark.world, choice.tasks, splits, records)
+    benchmark = _opened(world, execution, choice.verifier_mode, choice.keep_artifacts, withdrawn)
+    named = [task_id for task_id in choice.tasks if task_id not in withdrawn]
+    nothing_left = bool(choice.tasks) and not named  # every task named is withdrawn
+    planned = [] if nothing_left else prepare(benchmark, agent, named, splits, choice.repeats)
+    changed = [] if nothing_left else changed_chosen(benchmark.world, named, splits, records)
     if left_out or changed:
         from assay.cli.render import print_changed, print_left_out
 
@@ -102,6 +111,7 @@ def resumed(
     kept: Path | None = None,
 ) -> BenchmarkOutcome:
     from assay.runs.record import continue_run, resume_plan
+    from assay.trust.withdrawn import withdrawn_on_file
 
     record = records.benchmark_run(run_id, parameter="--resume")
     if agent is not None and agent != record.agent:
@@ -114,7 +124,10 @@ def resumed(
     if kept is not None and record.scored:
         _refuse_keeping_scored()
     root = world if world is not None else Path(record.world_path)
-    benchmark = _opened(root, execution, record.verifier_mode, kept)
+    # a withdrawn task the run does not hold never blocks it; one it holds is run as recorded
+    held = {state.task_id for state in records.task_states(record.id)}
+    left_out = withdrawn_on_file(root, store=records)[0] - held
+    benchmark = _opened(root, execution, record.verifier_mode, kept, left_out)
     planned = resume_plan(records, benchmark, record)
     executor = execution.executor(len(planned))
     with _progress(len(planned), quiet) as advance:

@@ -76,6 +76,8 @@ def print_page(page: WorldPage) -> None:
 
 
 def _print_build(build: dict | None) -> None:
+    from rich.markup import escape
+
     console = plain_console()
     if build is None:
         console.print("No build of this world is on record.\n")
@@ -85,9 +87,25 @@ def _print_build(build: dict | None) -> None:
         f"{len(build['published'])} published, {len(build['rejected'])} could not be validated"
     )
     for rejected in build["rejected"]:
-        name = rejected.get("task_id") or f"draft {rejected['draft']}"
-        console.print(f"  [red]✗[/] {name}: " + "; ".join(rejected["reasons"]))
+        console.print(f"  [red]✗[/] {escape(kept_out(rejected))}", highlight=False, soft_wrap=True)
     console.print()
+
+
+def kept_out(rejected: dict) -> str:
+    """One line for a draft a build kept out: which draft, and why (see `why_kept_out`)."""
+    name = f"draft {rejected['draft']}"
+    if rejected.get("task_id"):
+        name += f" ({rejected['task_id']})"
+    return f"{name}: {why_kept_out(rejected)}"
+
+
+def why_kept_out(rejected: dict) -> str:
+    """Why the draft failed, then why its repair did, when that is something else."""
+    own = rejected.get("draft_reasons") or rejected["reasons"]
+    why = "; ".join(own)
+    if rejected["repaired"] and rejected["reasons"] != own:
+        why += " — its repair: " + "; ".join(rejected["reasons"])
+    return why
 
 
 def _coloured(word: str) -> str:

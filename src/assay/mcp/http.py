@@ -3,7 +3,8 @@ bearer token of its run (the operator key reaches every one), with the API's 401
 
 A task run gets its own SDK server (whose instructions are its brief) and session manager, made at
 its first MCP request. Ending a session (DELETE, as SDK clients do on close) before `finish`
-cancels the task run, graded and stored; a session that only goes quiet leaves it open.
+cancels the task run, graded and stored; a session that only goes quiet leaves it open. A task run
+holds at most MAX_SESSIONS sessions at once; a completed one opens none.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
 from mcp import types
+from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.datastructures import Headers
 from starlette.types import Message, Receive, Scope, Send
@@ -27,6 +29,10 @@ from assay.mcp.brief import brief_at_start
 from assay.mcp.served import ServedTaskRun
 from assay.mcp.server import build_server
 from assay.runs.store.progress import TaskRunRef
+
+# Open sessions one task run may hold (the SDK answers 503 past it); a quiet one ends after the
+# SDK's idle timeout (30 minutes), which frees its place.
+MAX_SESSIONS = 8
 
 
 class OneTaskRun:
@@ -84,11 +90,10 @@ class McpMount:
         try:
             caller = self.context.auth.caller(headers.get("authorization"))
             ref = self.context.task_run(caller, task_run_id)
-            mounted = self._mounted.get(ref.id)
-            if mounted is None:
-                if ref.phase == "completed":
-                    raise ApiError(409, "completed", f"task run {ref.id} is already completed")
-                mounted = await self._mount(ref)
+            opening = headers.get(MCP_SESSION_ID_HEADER) is None  # a new session: initialize
+            if ref.phase == "completed" and opening:
+                raise ApiError(409, "completed", f"task run {ref.id} is already completed")
+            mounted = self._mounted.get(ref.id) or await self._mount(ref)
         except ApiError as error:
             await error_response(error.status, error.code, error.message)(scope, receive, send)
             return
@@ -107,7 +112,8 @@ class McpMount:
                 world = self.context.run_info(ref.benchmark_run_id).benchmark.world
                 desk = OneTaskRun(served)
                 server = build_server(desk, instructions=brief_at_start(world, served.task))
-                mounted = Mounted(desk, StreamableHTTPSessionManager(server), anyio.Event())
+                manager = StreamableHTTPSessionManager(server, max_sessions=MAX_SESSIONS)
+                mounted = Mounted(desk, manager, anyio.Event())
                 await self._group.start(_hold, mounted.manager, mounted.stop)
                 self._mounted[ref.id] = mounted
             return mounted

@@ -15,6 +15,7 @@ from assay.runs.benchmark import Benchmark, open_benchmark
 from assay.runs.plan import new_id
 from assay.runs.store import Store
 from assay.spec.task import TaskSpec
+from assay.trust.withdrawn import withdrawn_on_file
 
 Names = str | Sequence[str] | None
 StoreChoice = bool | str | Path | None
@@ -57,10 +58,14 @@ class TaskPool:
         store; task runs then go into one benchmark run per pool.
         """
         owned = not isinstance(world, Benchmark)
-        benchmark = open_benchmark(world, world_db=world_db) if owned else world
         records: Store | None = None
+        benchmark = world if isinstance(world, Benchmark) else None
         try:
             records = _open_store(store)
+            if not isinstance(world, Benchmark):
+                withdrawn = _withdrawn(world, include_withdrawn, records) - set(_listed(task))
+                benchmark = open_benchmark(world, world_db=world_db, left_out=withdrawn)
+            assert benchmark is not None
             tasks = choose_tasks(
                 benchmark.world,
                 _listed(task),
@@ -73,7 +78,7 @@ class TaskPool:
         except BaseException:
             if records is not None:
                 records.close()
-            if owned:
+            if owned and benchmark is not None:
                 benchmark.close()
             raise
         return cls(benchmark, tasks, agent=agent, recorder=recorder, owned=owned)
@@ -108,6 +113,12 @@ class TaskPool:
         if self.owned:
             self.benchmark.close()
             self.owned = False
+
+
+def _withdrawn(world: str | Path, include: bool, store: Store | None) -> frozenset[str]:
+    """The world's withdrawn tasks, not to be loaded (one may not load at all); none when the
+    pool includes them."""
+    return frozenset() if include else withdrawn_on_file(world, store=store)[0]
 
 
 def _listed(names: Names) -> list[str]:

@@ -4,7 +4,7 @@ only tables and columns the world has."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
@@ -45,15 +45,17 @@ def open_benchmark(
     world_db: str | None = None,
     verifier_mode: VerifierChoice = "task",
     keep_artifacts: str | Path | None = None,
+    left_out: Collection[str] = (),
 ) -> Benchmark:
     """Load a world and its verifiers; with `build`, make its snapshot now so data errors show early,
     and prove every check's names against it (SpecError naming the task file and the check).
 
     `world_db` runs the world on that PostgreSQL server, `verifier_mode` separate verifies every
     container-format task in a fresh sandbox (see `load_world`), `keep_artifacts` keeps each of
-    their task runs' trial folder in that directory (`assay.runs.kept`).
+    their task runs' trial folder in that directory (`assay.runs.kept`), `left_out` names tasks
+    not to load at all (withdrawn ones: they never block the rest).
     """
-    world = load_world(path, world_db, verifier_mode)
+    world = load_world(path, world_db, verifier_mode, left_out)
     if keep_artifacts is not None:
         keep_trials(world, Path(keep_artifacts))
     verifiers = collect_verifiers(world)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import time
 
 from assay.errors import CheckError
+from assay.provider import Usage
 from assay.runs.stamps import now
 from assay.score.result import Status, TaskRunResult
 from assay.score.script import ScriptStanding, script_standing
-from assay.score.summary import Summary, summarize
+from assay.score.summary import Summary, summarize, with_usage
 from assay.score.task import score_task
 from assay.spec.task import TaskSpec
 from assay.taskrun.rollout import Rollout, RunError
@@ -81,8 +82,16 @@ def grade(
         fraction=scored.fraction,
         axes=scored.axes,
         checks=checks,
-        summary=summarize(
-            rollout, scored.outcome, checks, duplicates, task.max_contacts, verifier_blamed=blamed
+        summary=with_usage(
+            summarize(
+                rollout,
+                scored.outcome,
+                checks,
+                duplicates,
+                task.max_contacts,
+                verifier_blamed=blamed,
+            ),
+            context.usage.plus(getattr(session.customer, "usage", Usage())),  # judge, customer
         ),
         output=rollout.output,
         error=error,

@@ -26,6 +26,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import TYPE_CHECKING, Any
 
+from assay.errors import WorkerFailure
 from assay.runs.benchmark import Benchmark, open_benchmark
 from assay.runs.execute import (
     STOP_SIGNALS,
@@ -47,10 +48,6 @@ if TYPE_CHECKING:
 QUIT_S = 5.0  # how long an idle worker may take to end once told to
 
 
-class WorkerFailure(RuntimeError):
-    """A worker process ended without sending back the task run it was given."""
-
-
 @dataclass(frozen=True)
 class WorkerSetup:
     world: str
@@ -60,6 +57,7 @@ class WorkerSetup:
     concurrency: int = 1
     verifier_mode: VerifierChoice = "task"  # the run's choice, the world loaded again with it
     keep_artifacts: str | None = None  # where its task runs keep their trial folders
+    left_out: tuple[str, ...] = ()  # the tasks the run did not load (withdrawn)
 
     @classmethod
     def of(cls, world: Any, agent: str, action_timeout_s: float, concurrency: int) -> WorkerSetup:
@@ -73,6 +71,7 @@ class WorkerSetup:
             concurrency,
             world.verifier_mode,
             None if kept is None else str(kept),
+            tuple(sorted(world.left_out)),
         )
 
     def open(self) -> Benchmark:
@@ -82,6 +81,7 @@ class WorkerSetup:
             world_db=self.world_db,
             verifier_mode=self.verifier_mode,
             keep_artifacts=self.keep_artifacts,
+            left_out=self.left_out,
         )
 
 
@@ -215,7 +215,10 @@ class _Dispatch:
         while self.waiting and not self.stop.requested and len(worker.runs) < self.per_worker:
             run = self.waiting.popleft()
             worker.runs[run.id] = run
-            worker.channel.send(run)
+            try:
+                worker.channel.send(run)
+            except OSError:  # it died before reading (killed as it started)
+                raise _ended(worker) from None
 
     def _receive(self, busy: list[_Worker]) -> None:
         by_handle = {w.channel: w for w in busy} | {w.process.sentinel: w for w in busy}
@@ -223,14 +226,12 @@ class _Dispatch:
             worker = by_handle[handle]
             if not worker.runs:
                 continue  # its result came in on the other handle in this same round
-            try:  # a worker that has ended reads as the end of its pipe, after what it sent
+            # a worker that has ended reads as the end of its pipe, after what it sent; one that
+            # died with a task run unread in its pipe reads as a reset connection
+            try:
                 kind, body = worker.channel.recv()
-            except EOFError:
-                worker.process.join()
-                code = worker.process.exitcode
-                raise WorkerFailure(
-                    f"a worker ended (exit code {code}) in task run {next(iter(worker.runs))}"
-                ) from None
+            except (EOFError, ConnectionResetError):
+                raise _ended(worker) from None
             self._message(worker, kind, body)
 
     def _message(self, worker: _Worker, kind: str, body: object) -> None:
@@ -243,6 +244,13 @@ class _Dispatch:
         worker.runs.pop(result.id, None)
         self.on_result(result)
         self._hand_out(worker)  # after the result is kept: begun and not kept stay ≤ slots
+
+
+def _ended(worker: _Worker) -> WorkerFailure:
+    """The failure of a worker that is gone, with its exit code and the task run it held."""
+    worker.process.join()
+    code = worker.process.exitcode
+    return WorkerFailure(f"a worker ended (exit code {code}) in task run {next(iter(worker.runs))}")
 
 
 @contextmanager

@@ -10,6 +10,7 @@ from assay.runs.benchmark import Benchmark
 from assay.runs.grade import grade, world_failed
 from assay.runs.kept import keep_task_run, kept_folder
 from assay.score.result import TaskRunResult
+from assay.score.summary import with_usage
 from assay.spec.task import TaskSpec
 from assay.taskrun.agents.base import Agent
 from assay.taskrun.loop import drive
@@ -59,10 +60,11 @@ def run_task(
 
 
 def with_model_usage(result: TaskRunResult, agent: Agent) -> TaskRunResult:
-    """A model agent's usage in the summary, and its conversation in the trajectory."""
+    """A model agent's usage added to the summary's (the customer's and the judge's), and its
+    conversation in the trajectory."""
     usage = getattr(agent, "usage", None)
     if usage is None:
         return result
-    summary = result.summary.model_copy(update=vars(usage))
+    summary = with_usage(result.summary, usage)
     trajectory = {**(result.trajectory or {}), "transcript": agent.transcript}  # type: ignore[attr-defined]
     return result.model_copy(update={"summary": summary, "trajectory": trajectory})

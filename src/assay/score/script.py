@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from assay.score.task import Axis
 from assay.verify.model import CheckRun
-from assay.verify.rewards import PRIMARY_KEY
+from assay.world.rewards import PRIMARY_KEY
 
 
 @dataclass(frozen=True)

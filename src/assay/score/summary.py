@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel
 
+from assay.provider import Usage
 from assay.score.task import Outcome
 from assay.taskrun.rollout import Rollout, Termination
 from assay.verify.model import CheckRun
@@ -76,6 +77,12 @@ def summarize(
         judged_checks=sum(check.judged for check in checks),
         verifier_failures_blamed_on_agent=int(verifier_blamed),
     )
+
+
+def with_usage(summary: Summary, usage: Usage) -> Summary:
+    """The summary with `usage` (a model's calls, tokens and latency) added to what it counts."""
+    spent = vars(usage)
+    return summary.model_copy(update={name: getattr(summary, name) + spent[name] for name in spent})
 
 
 def total(summaries: Iterable[Summary]) -> SummaryTotals:

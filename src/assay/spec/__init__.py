@@ -1,6 +1,6 @@
 """The files users write, as validated models."""
 
-from assay.spec.checks import AnswerCheck, Check, Derived, OtherCheck, PythonCheck, SqlCheck
+from assay.spec.checks import AnswerCheck, Check, Derived, PythonCheck, SqlCheck
 from assay.spec.load import read_task, read_world, task_files
 from assay.spec.task import Change, Customer, Fault, Reply, Solution, Step, TaskSpec, WrongSolution
 from assay.spec.world import DatabaseSpec, RoleSpec, ServiceSpec, WorldSpec
@@ -13,7 +13,6 @@ __all__ = [
     "DatabaseSpec",
     "Derived",
     "Fault",
-    "OtherCheck",
     "PythonCheck",
     "Reply",
     "RoleSpec",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Annotated, Any, Literal
 
@@ -18,6 +19,15 @@ from pydantic import (
 
 CheckType = Literal["goal", "rule", "optional"]
 Scalar = int | float | str | bool | None
+
+
+def _not_nan(value: Any) -> Any:
+    """NaN equals nothing, itself included: a check wanting it could never pass."""
+    values = value if isinstance(value, list) else [value]
+    if any(isinstance(item, float) and math.isnan(item) for item in values):
+        raise ValueError("nan equals nothing, itself included; give a number")
+    return value
+
 
 OPERATORS = {
     "eq": "eq",
@@ -62,6 +72,8 @@ class SqlCheck(CheckBase):
     expect: Scalar | Derived = None
     db: Literal["initial", "final"] = "final"
 
+    _expect_not_nan = field_validator("expect")(_not_nan)
+
     @field_validator("op")
     @classmethod
     def _known_operator(cls, value: str) -> str:
@@ -82,6 +94,8 @@ class AnswerCheck(CheckBase):
     matches: list[str] = []
     number: float | Derived | None = None
     tolerance: float = Field(0.01, ge=0, allow_inf_nan=False)
+
+    _number_not_nan = field_validator("number")(_not_nan)
 
     @field_validator("contains", "not_contains", "any_of", "matches", mode="before")
     @classmethod
@@ -140,6 +154,8 @@ class FieldItem(BaseModel, defer_build=True):
     expected: Scalar | list[Scalar] = None
     op: str = "eq"
 
+    _expected_not_nan = field_validator("expected")(_not_nan)
+
     @field_validator("op")
     @classmethod
     def _known_operator(cls, value: str) -> str:
@@ -188,7 +204,7 @@ class FhirResourceStateCheck(CheckBase, Counted):
 
     kind: Literal["fhir-resource-state"] = Field(alias="assert")
     resource_type: str = Field(min_length=1)
-    search: dict[str, str] = {}
+    search: dict[str, str | list[str]] = {}  # a list repeats the parameter (AND)
     fields: list[FieldItem] = []
     changed: bool = False
     service: str | None = None
@@ -287,12 +303,20 @@ HEALTHCARE_CHECKS = (
 )
 
 
-class OtherCheck(CheckBase):
-    """A check whose `assert` assay does not know: it loads, and fails as unsupported."""
+KNOWN_CHECKS = ("sql", "answer", "python", "script", "judge", *HEALTHCARE_CHECKS)
+
+
+class UnknownCheck(CheckBase):
+    """A check whose `assert` assay does not know: refused as it loads, naming the kinds it knows."""
 
     model_config = ConfigDict(extra="allow", frozen=True, populate_by_name=True)
 
     kind: str = Field(alias="assert")
+
+    @field_validator("kind")
+    @classmethod
+    def _refused(cls, value: str) -> str:
+        raise ValueError(f"unknown assert {value!r} (known: {', '.join(KNOWN_CHECKS)})")
 
 
 def _check_tag(data: Any) -> str | None:
@@ -303,8 +327,7 @@ def _check_tag(data: Any) -> str | None:
     kind = data.get("assert")
     if kind is None:
         return "<sql>"
-    known = ("sql", "answer", "python", "script", "judge", *HEALTHCARE_CHECKS)
-    return f"<{kind}>" if kind in known else "<other>"
+    return f"<{kind}>" if kind in KNOWN_CHECKS else "<unknown>"
 
 
 Check = Annotated[
@@ -319,6 +342,6 @@ Check = Annotated[
     | Annotated[SftpFilePresentCheck, Tag("<sftp-file-present>")]
     | Annotated[VoiceTranscriptCheck, Tag("<voice-transcript>")]
     | Annotated[X12ResponseCheck, Tag("<x12-response>")]
-    | Annotated[OtherCheck, Tag("<other>")],
+    | Annotated[UnknownCheck, Tag("<unknown>")],
     Discriminator(_check_tag),
 ]

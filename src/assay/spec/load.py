@@ -69,9 +69,22 @@ def read_task(path: Path, backend: str = "sqlite", *, prove_queries: bool = True
     if "id" in data:
         raise SpecError(file, "id", "unknown key: a task's id is its file name")
     task = parse_model(TaskSpec, {"id": path.stem, **data}, file)
+    problem = missing_goal(task)
+    if problem is not None:
+        raise SpecError(file, "checks", problem)
     if prove_queries:
         check_queries(task, backend, file)
     return task
+
+
+def missing_goal(task: TaskSpec) -> str | None:
+    """Why a task with no goal check can never be graded (optional checks alone verify nothing)."""
+    if any(check.type == "goal" for check in task.checks):
+        return None
+    if not task.checks:
+        return "no checks; a task needs at least one goal check"
+    kinds = sorted({check.type for check in task.checks})
+    return f"no goal check (only {' and '.join(kinds)}); a task needs at least one"
 
 
 def check_queries(task: TaskSpec, backend: str, file: str) -> None:

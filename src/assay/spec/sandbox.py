@@ -26,6 +26,7 @@ from assay.spec.sandbox_config import (
     VerifierConfig,
     VerifierMode,
 )
+from assay.spec.sandbox_steps import StepFiles
 
 __all__ = [
     "AgentConfig",
@@ -72,6 +73,7 @@ class SandboxTask:
     solution_dir: Path | None = None
     tests_dir: Path | None = None
     environment_dir: Path | None = None
+    steps: tuple[StepFiles, ...] = ()  # a multi-step task's steps, in order
 
     @property
     def title(self) -> str:
@@ -116,6 +118,7 @@ def read_sandbox_task(root: Path) -> SandboxTask:
     test_script = _script(root / "tests", "test", extensions)
     if config.environment.os == "linux" and not multi_step:
         _require_test_script(root / "tests" / "test.sh")
+    steps = tuple(_step_files(root, step.name, extensions) for step in config.steps or [])
     environment_dir = _directory(root / "environment")
     compose = _file(root / "environment" / "docker-compose.yaml") or _file(
         root / "environment" / "docker-compose.yml"
@@ -135,6 +138,32 @@ def read_sandbox_task(root: Path) -> SandboxTask:
         solution_dir=_directory(root / "solution"),
         tests_dir=_directory(root / "tests"),
         environment_dir=environment_dir,
+        steps=steps,
+    )
+
+
+def _step_files(root: Path, name: str, extensions: tuple[str, ...]) -> StepFiles:
+    """steps/<name>/: its instruction.md, and a test script of its own or the task's."""
+    folder = root / "steps" / name
+    instruction = folder / "instruction.md"
+    if not instruction.is_file():
+        raise SpecError(shown(instruction), None, f"file not found: step {name!r} needs one")
+    own_tests = _directory(folder / "tests")
+    test_script = _script(folder / "tests", "test", extensions) or _script(
+        root / "tests", "test", extensions
+    )
+    if test_script is None and extensions == (".sh",):
+        where = shown(folder / "tests" / "test.sh")
+        raise SpecError(where, None, f"file not found: step {name!r} needs it or tests/test.sh")
+    if test_script is not None and extensions == (".sh",):
+        _require_test_script(test_script)
+    return StepFiles(
+        name=name,
+        instruction=read_text(instruction),
+        test_script=test_script,
+        tests_dirs=tuple(d for d in (_directory(root / "tests"), own_tests) if d is not None),
+        workdir=_directory(folder / "workdir"),
+        solution_dir=_directory(folder / "solution"),
     )
 
 

@@ -22,6 +22,7 @@ NetworkMode = Literal["no-network", "public", "allowlist"]
 Phase = Literal["build", "agent", "verifier"]
 VerifierMode = Literal["shared", "separate"]
 
+STEP_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 SIZE = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)([GMK])$")
 SIZE_TO_MB = {"G": 1024.0, "M": 1.0, "K": 1 / 1024}
 
@@ -215,6 +216,28 @@ class Artifact(Loose):
         return value
 
 
+class StepConfig(Loose):
+    """One `[[steps]]` entry of a multi-step task: its folder under steps/, its own agent and
+    verifier settings over the task's, and the reward below which the later steps are not run."""
+
+    name: str
+    agent: AgentConfig = AgentConfig()
+    verifier: VerifierConfig = VerifierConfig()
+    min_reward: float | dict[str, float] | None = None
+    healthcheck: Healthcheck | None = None
+    artifacts: list[Artifact] = []
+
+    @field_validator("name")
+    @classmethod
+    def _a_folder_name(cls, value: str) -> str:
+        if not STEP_NAME.match(value):
+            raise ValueError(
+                f"{value!r}: a step's name is its folder under steps/: letters, digits, '_', '.' "
+                "or '-', starting with a letter or digit"
+            )
+        return value
+
+
 class TaskConfig(Loose):
     """A task.toml: every field assay reads, with the format's defaults."""
 
@@ -227,7 +250,17 @@ class TaskConfig(Loose):
     verifier: VerifierConfig = VerifierConfig()
     environment: EnvironmentConfig = EnvironmentConfig()
     solution: SolutionConfig = SolutionConfig()
-    steps: list[Any] | None = None  # multi-step tasks: loaded, then refused as unsupported
+    steps: list[StepConfig] | None = None  # a multi-step task's steps, run in order
+    multi_step_reward_strategy: Literal["mean", "final"] | None = None  # None: mean
+
+    @field_validator("steps")
+    @classmethod
+    def _names_once(cls, steps: list[StepConfig] | None) -> list[StepConfig] | None:
+        names = [step.name for step in steps or []]
+        twice = sorted({name for name in names if names.count(name) > 1})
+        if twice:
+            raise ValueError(f"step {twice[0]!r} is named twice")
+        return steps
 
     @model_validator(mode="before")
     @classmethod
@@ -272,11 +305,12 @@ class TaskConfig(Loose):
     def unsupported(self) -> list[str]:
         """Why assay cannot run this task (empty when it can); a compose file is the caller's."""
         reasons: list[str] = []
-        if self.steps:
-            reasons.append("unsupported_environment:steps")
         environments = [self.environment]
         if self.verifier_mode() == "separate" and self.verifier.environment is not None:
             environments.append(self.verifier.environment)
+        environments += [
+            step.verifier.environment for step in self.steps or [] if step.verifier.environment
+        ]
         for environment in environments:
             reasons += _environment_unsupported(environment)
         reasons += [

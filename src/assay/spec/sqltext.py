@@ -73,7 +73,7 @@ def readonly_statement(sql: str, backend: str = "sqlite", what: str = "check") -
     `what` names the query in messages: a check, or a service's query.
     """
     try:
-        with _quiet_parser():
+        with quiet_parser():
             statements = [s for s in sqlglot.parse(sql, read=DIALECTS[backend]) if s is not None]
     except ParseError as error:
         first = error.errors[0] if error.errors else {}
@@ -86,17 +86,51 @@ def readonly_statement(sql: str, backend: str = "sqlite", what: str = "check") -
     statement = statements[0]
     if not isinstance(statement, exp.Query):
         kind = _written_kind(sql, backend) or _kind(statement)
-        raise UnsafeSql(f"is a {kind} statement; only SELECT or WITH is allowed")
+        raise UnsafeSql(f"is {_article(kind)} {kind} statement; only SELECT or WITH is allowed")
     for node in statement.walk():
         if isinstance(node, FORBIDDEN):
             raise UnsafeSql(f"contains {_kind(node)}; a {what} may only read")
-        if isinstance(node, exp.Func) and _function_name(node) in FORBIDDEN_FUNCTIONS:
+        if isinstance(node, exp.Func) and _forbidden_function(_function_name(node)):
             raise UnsafeSql(f"calls {_function_name(node)}(), which a {what} may not call")
+        if isinstance(node, exp.Table) and _forbidden_function(node.name.lower()):
+            raise UnsafeSql(f"calls {node.name.lower()}(), which a {what} may not call")
+    _refuse_recursive_limit(statement)
     return statement
 
 
+def _forbidden_function(name: str) -> bool:
+    """A function with effects, or a SQLite pragma's table-valued function (`pragma_table_info`):
+    the read-only lock refuses every pragma at run time, so the proof refuses them first."""
+    return name in FORBIDDEN_FUNCTIONS or name.startswith("pragma_")
+
+
+def _refuse_recursive_limit(statement: exp.Expression) -> None:
+    """SQLite stops a recursive CTE at a LIMIT (or ORDER BY, OFFSET) in its own body; PostgreSQL
+    does not implement that, and checks mean the same on every backend."""
+    for cte in statement.find_all(exp.CTE):
+        body = cte.this
+        within = cte.parent
+        if not (isinstance(within, exp.With) and within.args.get("recursive")):
+            continue
+        if not isinstance(body, exp.SetOperation):
+            continue
+        name = cte.alias_or_name.lower()
+        if not any(table.name.lower() == name for table in body.find_all(exp.Table)):
+            continue  # not recursive itself
+        clause = next((key for key in ("order", "limit", "offset") if body.args.get(key)), None)
+        if clause is not None:
+            raise UnsafeSql(
+                f"holds {clause.upper()} inside the recursive CTE {cte.alias_or_name}, which "
+                "PostgreSQL does not implement; put it in the query that reads the CTE"
+            )
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in "AEIOU" else "a"
+
+
 @contextmanager
-def _quiet_parser() -> Iterator[None]:
+def quiet_parser() -> Iterator[None]:
     """sqlglot warns on stderr before falling back to a Command; the refusal says it better."""
     logger = logging.getLogger("sqlglot")
     level = logger.level

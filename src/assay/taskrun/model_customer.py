@@ -8,6 +8,7 @@ import os
 from typing import Any
 
 from assay.errors import EnvironmentFailure
+from assay.provider import ModelOptions, ProviderFailed, Usage, counted_reply, make_client
 from assay.spec.task import Customer
 from assay.taskrun.customer import CustomerScript
 
@@ -18,11 +19,10 @@ SATISFIED = "###SATISFIED###"
 class ModelCustomer(CustomerScript):
     def __init__(self, spec: Customer, model: str, client: Any = None):
         super().__init__(spec)
-        from assay.taskrun.agents.model import ModelOptions, make_client
-
         self.model = model
         self.options = ModelOptions.from_env()
-        self.client = client or make_client(self.options)
+        self.client = client or make_client(self.options, "--customer model:…")
+        self.usage = Usage()  # counted in the task run's usage with the agent's
         self.satisfied = False
         self.turns: list[dict[str, str]] = []  # the conversation as the customer saw it
 
@@ -38,14 +38,18 @@ class ModelCustomer(CustomerScript):
 
     def _ask(self) -> str:
         try:
-            response = self.client.chat.completions.create(
+            message = counted_reply(
+                self.client,
+                self.usage,
                 model=self.model,
                 messages=[{"role": "system", "content": self._brief()}, *self.turns],
                 **self.options.request_options(),
             )
-            return response.choices[0].message.content or ""
-        except Exception as error:  # the SDK has already retried what can be retried
-            raise EnvironmentFailure(f"the customer's model provider failed: {error}") from None
+        except ProviderFailed as failed:
+            raise EnvironmentFailure(
+                f"the customer's model provider failed: {failed.reason}"
+            ) from None
+        return message.content or ""
 
     def _brief(self) -> str:
         parts = [

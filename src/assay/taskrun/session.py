@@ -115,7 +115,13 @@ class Session:
         except EnvironmentFailure as failure:
             return self.fail_world(str(failure))
         if isinstance(action, Finish):
-            return self.end("finished", events)
+            try:
+                following = self.live.advance()  # a task in steps: the next step's instruction
+            except EnvironmentFailure as failure:
+                return self.fail_world(str(failure))
+            if following is None:
+                return self.end("finished", events)
+            events.append(customer_message(following))
         return self._after_turn(events)
 
     def reject(self, text: str, message: str) -> Observation:

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from assay.errors import SpecError
 from assay.runs.benchmark import unknown_check_names
 from assay.spec.checks import PythonCheck
+from assay.spec.load import missing_goal as spec_missing_goal
 from assay.spec.task import TaskSpec
 from assay.trust.model import Proof
 from assay.verify.python import Verifiers
@@ -63,13 +64,10 @@ def unknown_sql_names(
 
 
 def missing_goal(task: TaskSpec) -> list[str]:
-    """A task with no goal check can never be verified; graded on optional checks alone, it is refused."""
-    if any(check.type == "goal" for check in task.checks):
-        return []
-    if not task.checks:
-        return ["checks: no checks; a task needs at least one goal check"]
-    kinds = sorted({check.type for check in task.checks})
-    return [f"checks: no goal check (only {' and '.join(kinds)}); a task needs at least one"]
+    """A task with no goal check can never be verified (a task built in code; a file is refused
+    as it loads)."""
+    problem = spec_missing_goal(task)
+    return [] if problem is None else [f"checks: {problem}"]
 
 
 def _reason(error: SpecError) -> str:

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from assay.errors import SpecError, UsageError
+from assay.errors import AssayError, SpecError, UsageError
 from assay.runs.plan import DEFAULT_SPLITS, select_tasks
 from assay.spec.files import read_toml, shown
 from assay.spec.layout import is_sandbox_world
@@ -74,6 +74,28 @@ def world_states(
         if not task_ids or task_id in task_ids
     ]
     return _states(root, spec, chosen, store)
+
+
+def withdrawn_on_file(
+    path: str | Path,
+    task_ids: Sequence[str] = (),
+    splits: Sequence[str] = DEFAULT_SPLITS,
+    store: ValidationStore | None = None,
+) -> tuple[frozenset[str], list[TaskState]]:
+    """Every withdrawn task of a world, read from its files before it loads (a withdrawn task may
+    not load at all), and those among them a run of these task ids or splits would hold. A world
+    whose own files are wrong has none: loading it says what is wrong, naming file and field."""
+    try:
+        states = world_states(path, store=store)
+    except (AssayError, LookupError, OSError, ValueError):
+        return frozenset(), []
+    withdrawn = [state for state in states if state.standing == "withdrawn"]
+    chosen = [
+        state
+        for state in withdrawn
+        if (state.task_id in task_ids if task_ids else state.split in (*splits, None))
+    ]
+    return frozenset(state.task_id for state in withdrawn), chosen
 
 
 def world_spec(path: str | Path) -> WorldSpec:

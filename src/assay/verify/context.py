@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from assay.provider import Usage
 from assay.spec.task import TaskSpec
 from assay.verify.views import ReadView
 
@@ -17,6 +18,7 @@ class VerifyContext:
     agent_output: str
     request: str
     trial: Any = None  # a container-format task run's sandbox phases (world.sandbox.Trial)
+    usage: Usage = field(default_factory=Usage)  # what judge checks spent asking their model
 
     def view(self, db: str) -> ReadView:
         return self.initial if db == "initial" else self.final

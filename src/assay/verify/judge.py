@@ -8,9 +8,9 @@ import json
 import os
 from typing import Any
 
-from assay.errors import CheckError
+from assay.errors import CheckError, UsageError
+from assay.provider import ModelOptions, ProviderFailed, Usage, counted_reply, make_client
 from assay.spec.checks import JudgeCheck
-from assay.taskrun.agents.model import ModelOptions, make_client
 from assay.verify.context import VerifyContext
 from assay.verify.model import CheckRun
 from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout
@@ -33,7 +33,7 @@ def run_judge_check(check: JudgeCheck, context: VerifyContext) -> CheckRun:
         )
     results = {name: _rows(context, sql, check.name) for name, sql in check.queries.items()}
     prompt = _prompt(check.rubric, context.agent_output, results)
-    verdict = _ask(model, prompt, check.name)
+    verdict = _ask(model, prompt, check.name, context.usage)
     return CheckRun.of(
         check,
         passed=verdict["passed"],
@@ -63,11 +63,18 @@ def _prompt(rubric: str, output: str, results: dict[str, list[dict[str, Any]]]) 
     return f"Rubric:\n{rubric}\n\nThe agent's final answer:\n{output or '(empty)'}\n\nQuery results:\n{shown}"
 
 
-def _ask(model: str, prompt: str, name: str) -> dict[str, Any]:
-    """The judge's verdict; CheckError when the provider fails or the reply is not a verdict."""
+def _ask(model: str, prompt: str, name: str, usage: Usage) -> dict[str, Any]:
+    """The judge's verdict, its request counted in `usage`; CheckError when the SDK is missing,
+    the provider fails or the reply is not a verdict."""
     options = ModelOptions.from_env()
     try:
-        response = make_client(options).chat.completions.create(
+        client = make_client(options, f"check {name!r}: a judge check")
+    except UsageError as missing:
+        raise CheckError(str(missing)) from None
+    try:
+        message = counted_reply(
+            client,
+            usage,
             model=model,
             messages=[
                 {"role": "system", "content": INSTRUCTIONS},
@@ -75,10 +82,9 @@ def _ask(model: str, prompt: str, name: str) -> dict[str, Any]:
             ],
             **options.request_options(),
         )
-        text = response.choices[0].message.content or ""
-    except Exception as error:  # the SDK has already retried what can be retried
-        raise CheckError(f"check {name!r}: the judge's provider failed: {error}") from None
-    return _verdict(text, name)
+    except ProviderFailed as failed:
+        raise CheckError(f"check {name!r}: the judge's provider failed: {failed.reason}") from None
+    return _verdict(message.content or "", name)
 
 
 def _verdict(text: str, name: str) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Run a task's checks: dispatch on the check's kind; an unknown kind fails as unsupported."""
+"""Run a task's checks: dispatch on the check's kind (an unknown kind never loads)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import Callable
 from importlib import import_module
 from typing import Any
 
-from assay.spec.checks import OtherCheck, PythonCheck
+from assay.spec.checks import PythonCheck
 from assay.verify.context import VerifyContext
 from assay.verify.model import CheckRun
 from assay.verify.python import Verifiers, run_python_check
@@ -34,8 +34,6 @@ def run_checks(context: VerifyContext, verifiers: Verifiers) -> list[CheckRun]:
     for check in context.task.checks:
         if isinstance(check, PythonCheck):
             runs.append(run_python_check(check, context, verifiers))
-        elif isinstance(check, OtherCheck) or check.kind not in RUNNERS:
-            runs.append(unsupported(check))
         else:
             runs.append(runner(check.kind)(check, context))
     return runs
@@ -47,17 +45,3 @@ def runner(kind: str) -> Callable[[Any, VerifyContext], CheckRun]:
         module, name = RUNNERS[kind]
         found = _loaded[kind] = getattr(import_module(module), name)
     return found
-
-
-def unsupported(check: Any) -> CheckRun:
-    return CheckRun(
-        name=check.name,
-        type=check.type,
-        kind=check.kind,
-        weight=check.weight,
-        axis=check.axis,
-        passed=False,
-        score=0.0,
-        details=f"unsupported assertion {check.kind!r}",
-        evidence=None,
-    )

@@ -11,7 +11,7 @@ from assay.spec.checks import ScriptCheck
 from assay.verify.blame import Blame, verifier_blame
 from assay.verify.context import VerifyContext
 from assay.verify.model import CheckRun
-from assay.verify.rewards import RewardReading, read_rewards
+from assay.world.rewards import RewardReading, read_rewards
 
 NOT_IN_SANDBOX = "a script check runs only in a container-format task (task.toml + tests/test.sh)"
 LONGEST_LINE = 160
@@ -26,6 +26,7 @@ GRADED_EVIDENCE = (
     "pass_threshold",
     "agent_acted",
     "failure_side",
+    "steps",
 )
 # Terminal colour and cursor sequences, and other control characters, kept out of a shown line.
 CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
@@ -55,6 +56,8 @@ def run_script_check(check: ScriptCheck, context: VerifyContext) -> CheckRun:
         "agent_acted": acted,
         "failure_side": blame.side,
     }
+    if run.steps:  # a multi-step task: what each step's verifier gave
+        evidence["steps"] = run.steps
     primary = reading.primary
     passed = reading.status == "SCORED" and primary is not None and primary >= check.pass_threshold
     return CheckRun.of(

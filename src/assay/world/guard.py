@@ -108,7 +108,9 @@ class QueryFailed(Exception):
 
 
 # What SQLite says when the lock above stops a statement; anything else is a failed query.
-REFUSAL_TEXTS = ("not authorized", "readonly", "attached databases")
+# VACUUM (INTO a file too) writes: the open transaction or the authorizer stops it first
+VACUUM_TEXTS = ("cannot VACUUM", "authorization denied")
+REFUSAL_TEXTS = ("not authorized", "readonly", "attached databases", *VACUUM_TEXTS)
 TOO_BIG = f"stopped: a value passed the {VALUE_LIMIT >> 20} MB limit"
 OUT_OF_MEMORY = "stopped: SQLite ran out of the memory this process may use"
 

@@ -41,6 +41,7 @@ class World:
     sandbox: Any = None  # a container-format dataset's SandboxTasks; None for a database world
     verifier_mode: VerifierChoice = "task"  # the run's choice it was loaded with, for workers
     instructions: dict[str, str] = field(default_factory=dict)  # role → what its agents are told
+    left_out: frozenset[str] = frozenset()  # task ids not loaded (withdrawn), for worker processes
     _described: dict[str, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
     # (role, time) → what an agent of the role is told at that time of the clock (taskrun's Briefing)
     briefings: dict[tuple[str, datetime], Any] = field(default_factory=dict, repr=False)
@@ -113,6 +114,11 @@ class LiveWorld:
             return None
         self.trial = self.world.sandbox.trial(task.id, installed)
         return self.trial.start()
+
+    def advance(self) -> str | None:
+        """At the agent's finish: the next instruction of a task in steps (its current step
+        verified first), or None when the task run ends here."""
+        return self.trial.advance() if self.trial is not None else None
 
     def now(self) -> datetime:
         return self.clock.now()

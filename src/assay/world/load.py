@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,12 +28,16 @@ QUERIES_PROOF_CODE = ("assay.spec.checks", "assay.spec.load", "assay.spec.sqltex
 
 
 def load_world(
-    path: str | Path, world_db: str | None = None, verifier_mode: VerifierChoice = "task"
+    path: str | Path,
+    world_db: str | None = None,
+    verifier_mode: VerifierChoice = "task",
+    left_out: Collection[str] = (),
 ) -> World:
     """Read `world.toml`, its Python files and every task; raise SpecError on the first problem.
 
     `world_db` is a PostgreSQL server URL to run the world on (else $ASSAY_WORLD_DB, else world.toml).
     `verifier_mode` separate verifies every container-format task in a fresh sandbox.
+    `left_out` names tasks not to read at all (withdrawn ones, which may not load).
     """
     root = Path(path)
     if verifier_mode != "task" and not is_sandbox_world(root):
@@ -41,7 +45,9 @@ def load_world(
             f"--verifier-mode: {verifier_mode} is for container-format tasks; "
             f"{shown(root)} is a database world, whose checks read its state from outside"
         )
-    world, _ = _load(root, strict=True, world_db=world_db, verifier_mode=verifier_mode)
+    world, _ = _load(
+        root, strict=True, world_db=world_db, verifier_mode=verifier_mode, left_out=left_out
+    )
     return world
 
 
@@ -56,14 +62,21 @@ def load_world_tolerant(
 
 
 def _load(
-    root: Path, *, strict: bool, world_db: str | None, verifier_mode: VerifierChoice = "task"
+    root: Path,
+    *,
+    strict: bool,
+    world_db: str | None,
+    verifier_mode: VerifierChoice = "task",
+    left_out: Collection[str] = (),
 ) -> tuple[World, dict[str, SpecError]]:
     if is_sandbox_world(root):
         from assay.world.sandbox.dataset import load_sandbox_world
 
         if world_db is not None:
             raise UsageError("--world-db: a container-format world keeps no database to move")
-        return load_sandbox_world(root, strict=strict, verifier_mode=verifier_mode)
+        return load_sandbox_world(
+            root, strict=strict, verifier_mode=verifier_mode, left_out=left_out
+        )
     spec = read_world(root)
     world_file = shown(root / "world.toml")
     services = _load_services(root, spec, world_file)
@@ -76,6 +89,8 @@ def _load(
     files: dict[str, Path] = {}
     rejected: dict[str, SpecError] = {}
     for file in task_files(root):
+        if file.stem in left_out:
+            continue
         try:
             task = _read_task(file)
             check_task_names(task, spec, tools, shown(file))
@@ -92,6 +107,7 @@ def _load(
         root, spec, tools, services, tasks, files, verifier_modules, backend, world_db=world_db
     )
     world.instructions = role_instructions(root, spec, world_file)
+    world.left_out = frozenset(left_out)
     return world, rejected
 
 

@@ -13,7 +13,7 @@ from assay.spec.checks import FhirResourceStateCheck
 from assay.verify.healthcare.fhir import compile_fhir_check, fhir_path, run_fhir_check
 from assay.world.guard import QueryFailed
 from assay.world.services.healthcare.fhir.fhirpath import syntax_problem
-from assay.world.services.healthcare.fhir.params import PARAMS
+from assay.world.services.healthcare.fhir.params import known, searchable_types
 
 COLUMNS = ["id", "resource", "last_updated", "created_turn", "version_id"]
 
@@ -168,10 +168,10 @@ def test_the_static_proof_names_each_bad_field():
         search={"patient": "x", "when": "2026"}, fields=[{"path": "start.where(", "expected": 1}]
     )
     problems = dict(compile_fhir_check(bad))
-    assert problems["search.when"] == "unknown search parameter for Appointment"
+    assert problems["search.when"] == "unknown search parameter 'when' for Appointment"
     assert problems["fields[0].path"].startswith("not a FHIRPath: column 13: mismatched input")
     assert compile_fhir_check(check(search={"status:fuzzy": "booked"})) == [
-        ("search", "unknown modifier :fuzzy")
+        ("search.status:fuzzy", "unknown modifier :fuzzy on status")
     ]
 
 
@@ -189,6 +189,27 @@ def test_fhirpath_syntax_errors_are_found_though_the_parser_recovers(path, probl
 
 
 def test_every_search_parameter_and_check_path_example_is_fhirpath():
-    paths = {path for table in PARAMS.values() for _, path in table.values()}
+    tables = [known(resource_type) for resource_type in searchable_types()]
+    paths = {param.expression for table in tables for param in table.values() if param.expression}
     paths |= {"telecom.where(system='phone').value", "participant[0].actor.display"}
     assert {path: syntax_problem(path) for path in paths} == dict.fromkeys(paths)
+
+
+def test_a_list_in_the_search_is_the_parameter_repeated():
+    rows = [
+        (appointment("a1", "Dr. Rivera", WEDNESDAY), "2026-03-02T09:00:00Z", 1, 1),
+        (appointment("a2", "Dr. Rivera", THURSDAY), "2026-03-02T09:00:00Z", 1, 1),
+    ]
+    between = {"date": ["ge2026-03-05", "lt2026-03-06"], "status": "booked,cancelled"}
+    done = run(rows, search=between, count=1)
+    assert (done.passed, done.evidence["resource"]) == (True, "Appointment/a2")
+    assert compile_fhir_check(check(search={"date": ["ge2026-03-05", "soon"]})) == [
+        ("search.date", "'soon' is not a date (yyyy, yyyy-mm, yyyy-mm-dd or a dateTime)")
+    ]
+
+
+def test_a_check_on_any_r4_parameter_of_any_type_loads():
+    on_task = check(resource_type="Task", search={"identifier": "http://genhosp.example/task|T-1"})
+    assert compile_fhir_check(on_task) == []
+    chained = check(search={"patient.birthdate": "lt1980", "_sort": "-date"})
+    assert compile_fhir_check(chained) == []

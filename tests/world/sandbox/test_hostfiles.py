@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.verify.rewards import read_rewards
+from assay.world.rewards import read_rewards
 from assay.world.sandbox.hostfiles import TooLarge, contains, copy_tree, read_capped, tail_of
 from assay.world.sandbox.output import tail
 

@@ -60,7 +60,7 @@ def test_unknown_members_wrong_births_and_payers_get_aaa_rejections(clearing):
         ],
     )
     unknown, birth, payer, inactive = (event["result"]["parsed"] for event in tool_results(result))
-    assert (unknown["rejected"], birth["rejected"], payer["rejected"]) == ("75", "71", "42")
+    assert (unknown["rejected"], birth["rejected"], payer["rejected"]) == ("75", "71", "79")
     assert inactive["active"] is False and "rejected" not in inactive
     check = result.checks[0]
     assert check.passed is False and check.score < 1  # the 271 for W123456789 was an AAA
@@ -91,7 +91,7 @@ def parse_ready_270() -> str:
         "GS*HS*GENHOSP*CLEARINGHOUSE*20260302*0900*7*X*005010X279A1~ST*270*0001*005010X279A1~"
         "BHT*0022*13*R1*20260302*0900~HL*1**20*1~NM1*PR*2*ACME*****PI*ACME01~HL*2*1*21*1~"
         "NM1*1P*2*GENERAL HOSPITAL*****XX*1234567893~HL*3*2*22*0~"
-        "NM1*IL*1*OKAFOR*CHIDI****MI*W123456789~DMG*D8*19770514~EQ*30~SE*10*0001~GE*1*7~"
+        "NM1*IL*1*OKAFOR*CHIDI****MI*W123456789~DMG*D8*19770514~EQ*30~SE*11*0001~GE*1*7~"
     )
     return isa("GENHOSP", "CLEARINGHOUSE", "000000007") + body + "IEA*1*000000007~"
 
@@ -124,7 +124,7 @@ def test_an_837_is_answered_with_a_999_and_a_277ca(clearing):
     assert "STC*A1:20" in good["raw_277ca"] and "TRN*2*PCN0042" in good["raw_277ca"]
     assert bad["accepted"] is False and "IK5*R*5" in bad["raw"] and "IK3*CLM" in bad["raw"]
     assert any("CLM09" in line for line in bad["errors"])
-    assert "STC*A3:21" in bad["raw_277ca"]
+    assert bad["raw_277ca"] is None  # a set the 999 rejects is not acknowledged by a 277CA
 
 
 def test_a_service_type_that_is_no_x12_code_is_the_askers_error(clearing):

@@ -81,10 +81,15 @@ def test_create_update_vread_and_delete_keep_versions_and_times(ehr):
     assert updated["result"]["meta"]["versionId"] == "2"
     assert (stale["status"], stale["code"]) == ("ERROR", "precondition_failed")
     assert first["result"]["status"] == "free"
-    assert deleted["result"] == {
-        "resourceType": "Appointment",
-        "id": "appointment-0001",
-        "deleted": True,
+    assert deleted["result"] == {  # R4: an OperationOutcome, not the resource marked deleted
+        "resourceType": "OperationOutcome",
+        "issue": [
+            {
+                "severity": "information",
+                "code": "informational",
+                "diagnostics": "Appointment/appointment-0001 deleted",
+            }
+        ],
     }
     assert (gone["code"], missing["code"]) == ("gone", "not_found")
 
@@ -208,6 +213,8 @@ def test_a_transaction_links_new_entries_and_is_all_or_nothing(ehr):
     assert made[1]["response"] == {
         "status": "201 Created",
         "location": "Patient/patient-0001/_history/1",
+        "etag": 'W/"1"',
+        "lastModified": "2026-03-02T09:01:00Z",
     }
     assert (refused["status"], refused["code"]) == ("ERROR", "not_found")
     assert refused["message"].startswith("Bundle.entry[1]: ")
@@ -227,3 +234,97 @@ def test_a_batch_answers_each_entry_on_its_own(ehr):
     found, missing = done["result"]["entry"]
     assert found["resource"]["id"] == "john-smith"
     assert missing["response"]["status"] == "404"
+
+
+def test_a_search_is_paged_with_links_carrying_the_search(ehr):
+    actions = [
+        search("Patient", _count="1"),
+        search("Patient", _count="1", _offset="1"),
+        search("Patient", birthdate=["ge1960", "le1980"]),  # repeated: both hold
+    ]
+    first, second, between = results(run(ehr, actions))
+    links = {link["relation"]: link["url"] for link in first["result"]["link"]}
+    page = "http://ehr.local/fhir/Patient?_count=1&_offset="  # no HTTP request: the world's base
+    assert links == {
+        "self": page + "0",
+        "first": page + "0",
+        "next": page + "1",
+        "last": page + "1",
+    }
+    assert [e["resource"]["id"] for e in first["result"]["entry"]] == ["john-smith"]
+    assert [e["resource"]["id"] for e in second["result"]["entry"]] == ["zoe-muller"]
+    assert {"relation": "previous", "url": page + "0"} in second["result"]["link"]
+    assert [e["resource"]["id"] for e in between["result"]["entry"]] == ["john-smith"]
+
+
+def test_a_lenient_search_leaves_out_what_it_refuses_and_says_so(ehr):
+    lenient = call(
+        "fhir_search",
+        resource_type="Patient",
+        params={"nickname": "x", "family": "smith"},
+        lenient=True,
+    )
+    (found,) = results(run(ehr, [lenient]))
+    match, outcome = found["result"]["entry"]
+    assert (match["resource"]["id"], match["search"]["mode"]) == ("john-smith", "match")
+    assert outcome["search"] == {"mode": "outcome"}
+    issue = outcome["resource"]["issue"][0]
+    assert (issue["severity"], issue["code"]) == ("warning", "not-supported")
+    assert "nickname" in issue["diagnostics"]
+
+
+def test_an_unknown_type_is_not_supported_and_a_second_delete_changes_nothing(ehr):
+    actions = [
+        search("Spaceship"),
+        call("fhir_delete", resource_type="Slot", id="slot-wed"),
+        call("fhir_delete", resource_type="Slot", id="slot-wed"),
+        call("fhir_vread", resource_type="Slot", id="slot-wed", version=3),
+    ]
+    unknown, deleted, again, third = results(run(ehr, actions))
+    assert (unknown["code"], deleted["status"]) == ("not_supported", "OK")
+    assert again["result"]["issue"][0]["diagnostics"] == "Slot/slot-wed was deleted already"
+    assert third["code"] == "not_found"  # the second delete wrote no version
+
+
+def test_bundle_entries_answer_what_each_interaction_did(ehr):
+    mrn = "identifier=http://genhosp.example/mrn|MRN0001"
+    smith = {"resourceType": "Patient", "name": [{"family": "Smith"}]}
+    batch = {
+        "resourceType": "Bundle",
+        "type": "batch",
+        "entry": [
+            {
+                "resource": smith,
+                "request": {"method": "POST", "url": "Patient", "ifNoneExist": mrn},
+            },
+            {
+                "resource": {**smith, "id": "new-one"},
+                "request": {"method": "PUT", "url": "Patient/new-one"},
+            },
+            {
+                "resource": {**smith, "gender": "femal"},
+                "request": {"method": "POST", "url": "Patient"},
+            },
+            {"resource": smith, "request": {"method": "PUT", "url": "Patient"}},
+            {"request": {"method": "PATCH", "url": "Patient/john-smith"}},
+        ],
+    }
+    (done,) = results(run(ehr, [call("fhir_transaction", bundle=batch)]))
+    matched, created, invalid, no_id, patch = [e["response"] for e in done["result"]["entry"]]
+    assert matched["status"] == "200 OK"  # If-None-Exist matched: nothing was created
+    assert matched["location"] == "Patient/john-smith/_history/1"
+    assert (created["status"], created["etag"]) == ("201 Created", 'W/"1"')
+    assert (invalid["status"], invalid["outcome"]["issue"][0]["code"]) == ("422", "code-invalid")
+    assert (no_id["status"], patch["status"]) == ("400", "400")
+
+
+def test_a_resource_nested_too_deep_is_refused(ehr):
+    deep: list = []
+    for _ in range(200):
+        deep = [deep]
+    patient = {"resourceType": "Patient", "extension": deep}
+    (refused,) = results(run(ehr, [call("fhir_create", resource=patient)]))
+    assert (refused["code"], refused["message"]) == (
+        "too_deep",
+        "the body nests deeper than 64 levels",
+    )

@@ -8,6 +8,7 @@ import base64
 import pytest
 from healthkit import ROSTER, tool_results, write_files_world
 
+from assay.errors import ServiceError
 from assay.runs.plan import new_id
 from assay.runs.taskrun import run_task
 from assay.taskrun.agents.scripted import ActionsAgent
@@ -110,3 +111,35 @@ def test_formats_read_their_paths():
     assert value("text", parsed("text", b"a\nb\n"), "$count(lines)") == 2
     assert path_problem("csv", "copay") is not None and path_problem("hl7", "PID.5.1") is None
     assert path_problem("x12", "EB[EB01=B].07") is None and path_problem("x12", "EB.x") is not None
+
+
+def test_folders_are_rows_that_reset_exactly_and_stay_until_removed(dropbox, reset):
+    world = reset(dropbox.world)
+    tree = world.services["sftp"]
+    folders = world.db.rows("SELECT path, origin FROM sandbox_files WHERE kind = 'folder'")
+    assert [row["path"] for row in folders] == ["archive", "inbox", "inbox/referrals", "outbound"]
+    tree.request("move", {"src": "inbox/referrals/R-17.txt", "dst": "archive/R-17.txt"})
+    assert tree.entry("inbox/referrals").kind == "folder"  # emptied, it is still there
+    assert tree.request("mkdir", {"path": "outbound/claims"}) == {
+        "path": "outbound/claims",
+        "folder": True,
+    }
+    codes = []
+    for operation, path in (
+        ("mkdir", "outbound/claims"),
+        ("mkdir", "inbox/new"),
+        ("mkdir", "outbound/a/b"),
+        ("rmdir", "archive"),
+        ("write", "outbound/claims"),
+    ):
+        with pytest.raises(ServiceError) as refused:
+            tree.request(operation, {"path": path, "content": "x"})
+        codes.append(refused.value.code)
+    assert codes == ["already_exists", "read_only", "not_found", "not_empty", "bad_path"]
+    assert [item.name for item in tree.listing("outbound")] == ["claims"]
+    assert [item["path"] for item in tree.request("list", {})["files"]] == ["archive/R-17.txt"]
+    tree.request("rmdir", {"path": "outbound/claims"})
+    assert tree.entry("outbound/claims") is None
+    again = reset(dropbox.world)  # a fresh copy starts from the built state
+    assert again.services["sftp"].entry("outbound/claims") is None
+    assert again.services["sftp"].entry("inbox/referrals/R-17.txt").kind == "file"

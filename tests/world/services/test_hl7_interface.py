@@ -52,10 +52,17 @@ def test_acks_accept_a_good_message_and_say_why_they_refuse_others(interface):
     assert (good["ack_code"], good["control_id"]) == ("AA", "MSG0001")
     assert good["ack"].split("\r")[1] == "MSA|AA|MSG0001"
     assert "|20260302090100||ACK^A04^ACK|ACK00001|" in good["ack"].split("\r")[0]
-    assert garbage["ack_code"] == "AE" and "must start with an MSH segment" in garbage["errors"][0]
-    assert garbage["ack"].split("\r")[2].startswith("ERR|")
-    assert rejected["ack_code"] == "AR" and "MSH-10" in rejected["errors"][0]
-    assert refused["ack_code"] == "AE" and "MDM^T02 is not accepted" in refused["errors"][0]
+    # §2.9.2.1: a header that fails (no MSH, MSH-9 not accepted) rejects the message (AR); a
+    # content error (MSH-10 missing) is an application error (AE); ERR-3 from table 0357
+    assert garbage["ack_code"] == "AR" and "must start with an MSH segment" in garbage["errors"][0]
+    assert garbage["ack"].split("\r")[1] == 'MSA|AR|""'
+    assert (
+        garbage["ack"].split("\r")[2].startswith("ERR||MSH|100^Segment sequence error^HL70357|E|")
+    )
+    assert rejected["ack_code"] == "AE" and "MSH-10" in rejected["errors"][0]
+    assert "ERR||MSH^1^10|101^Required field missing^HL70357|E|" in rejected["ack"]
+    assert refused["ack_code"] == "AR" and "MDM is not accepted" in refused["errors"][0]
+    assert "|MSH^1^9^1^1|200^Unsupported message type^HL70357|E|" in refused["ack"]
     assert "ADT\\S\\A04" in refused["ack"]  # the ERR text escapes HL7's separators
     assert result.outcome == "verified"  # only AA messages count: the one good A04 passes
     evidence = result.checks[0].evidence

@@ -103,15 +103,15 @@ class Progress:
                 .values(token_hash=token_hash, token_expires_at=expires_at)
             )
 
-    def run_of_token(self, token_hash: str) -> tuple[str, str] | None:
-        """The run id and expiry of a token, by its hash."""
+    def run_of_token(self, token_hash: str) -> tuple[str, str, str | None] | None:
+        """The run id, expiry and creating key's id (None: the operator's) of a token, by its hash."""
         with self.engine.connect() as connection:
             row = connection.execute(
-                select(benchmark_runs.c.id, benchmark_runs.c.token_expires_at).where(
-                    benchmark_runs.c.token_hash == token_hash
-                )
+                select(
+                    benchmark_runs.c.id, benchmark_runs.c.token_expires_at, benchmark_runs.c.key_id
+                ).where(benchmark_runs.c.token_hash == token_hash)
             ).first()
-        return None if row is None else (row.id, row.token_expires_at)
+        return None if row is None else (row.id, row.token_expires_at, row.key_id)
 
     def task_run(self, task_run_id: str) -> TaskRunRef | None:
         """Where the task run stands now, with how many actions it has stored, in one read on the

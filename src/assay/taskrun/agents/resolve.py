@@ -43,7 +43,8 @@ def agent_factory(name: str, *, action_timeout_s: float = DEFAULT_ACTION_TIMEOUT
             raise UsageError("--agent: name the model, as model:<name>")
         import threading
 
-        from assay.taskrun.agents.model import ModelAgent, ModelOptions, make_client
+        from assay.provider import ModelOptions, make_client
+        from assay.taskrun.agents.model import ModelAgent
 
         options = ModelOptions.from_env()
         client = make_client(options)  # one client, its connections shared by every task run

@@ -11,11 +11,11 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from assay.errors import UsageError
+from assay.provider import ModelOptions
 from assay.runs.plan import new_id
 from assay.runs.stamps import now
 from assay.spec.files import shown
 from assay.spec.load import TASKS_DIR
-from assay.taskrun.agents.model import ModelOptions
 from assay.trust.drafting.conversation import Drafting
 from assay.trust.drafting.drafts import DraftResult, Scratch
 from assay.trust.drafting.prompt import build_messages, prompt_hash
@@ -33,10 +33,13 @@ class Published(BaseModel, defer_build=True):
 
 
 class Rejected(BaseModel, defer_build=True):
+    """A draft kept out, and why: its own reasons, and its repair's when one was tried."""
+
     draft: int
     task_id: str | None
     repaired: bool  # a repair was asked for and it failed too
-    reasons: list[str]
+    reasons: list[str]  # why it stays out: the repair's last reasons, else the draft's own
+    draft_reasons: list[str] = []  # why the draft itself failed, which the repair was asked to fix
 
 
 class BuildRecord(BaseModel, defer_build=True):
@@ -78,7 +81,7 @@ def build_tasks(
     with tempfile.TemporaryDirectory(prefix="assay-build-") as scratch_dir:
         scratch = Scratch(world.root, Path(scratch_dir))
         results = _first_drafts(drafting, scratch, split, known, count)
-        for failed in [draft for draft in results if not draft.passed]:
+        for failed in [draft for draft in results if draft.kind == "draft" and not draft.passed]:
             results.append(_repair(drafting, scratch, split, known, failed, len(results) + 1))
     record = BuildRecord(
         id=new_id("bd"),
@@ -109,10 +112,16 @@ def _first_drafts(
         missing = count - len(texts)
         drafting.tell(f"You submitted {len(texts)} of {count} tasks: submit the other {missing}.")
         texts += drafting.ask()
-    return [
+    examined = [
         _examined(scratch, DraftResult(number=number, toml=text), split, known)
         for number, text in enumerate(texts[:count], 1)
     ]
+    beyond = f"sent past the --count of {count}: not examined"
+    extra = [
+        DraftResult(number=number, kind="extra", toml=text, reasons=[beyond])
+        for number, text in enumerate(texts[count:], count + 1)
+    ]
+    return examined + extra
 
 
 def _repair(
@@ -163,7 +172,7 @@ def _rejected(results: list[DraftResult]) -> list[Rejected]:
     repairs = {result.repair_of: result for result in results if result.kind == "repair"}
     rejected = []
     for draft in results:
-        if draft.kind != "draft" or draft.passed:
+        if draft.kind == "repair" or draft.passed:
             continue
         repair = repairs.get(draft.number)
         if repair is not None and repair.passed:
@@ -172,9 +181,10 @@ def _rejected(results: list[DraftResult]) -> list[Rejected]:
         rejected.append(
             Rejected(
                 draft=draft.number,
-                task_id=last.task_id or draft.task_id,
+                task_id=draft.task_id or last.task_id,
                 repaired=repair is not None,
                 reasons=last.reasons,
+                draft_reasons=draft.reasons,
             )
         )
     return rejected

@@ -7,14 +7,8 @@ import json
 from typing import Any
 
 from assay.errors import UsageError
-from assay.taskrun.agents.model import (
-    ModelOptions,
-    ProviderFailed,
-    Usage,
-    assistant_message,
-    counted_reply,
-    make_client,
-)
+from assay.provider import ModelOptions, ProviderFailed, Usage, counted_reply, make_client
+from assay.taskrun.agents.model import assistant_message
 from assay.trust.drafting.prompt import SUBMIT_TASK
 
 
@@ -28,7 +22,7 @@ class Drafting:
     def __init__(self, model: str, messages: list[dict[str, Any]], options: ModelOptions):
         self.model = model
         self.options = options
-        self.client = make_client(options)
+        self.client = make_client(options, "--model")
         self.messages = list(messages)
         self.usage = Usage()
 

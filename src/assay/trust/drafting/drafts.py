@@ -21,10 +21,11 @@ IGNORED = shutil.ignore_patterns(".assay", "__pycache__", "*.pyc", ".git")
 
 
 class DraftResult(BaseModel, defer_build=True):
-    """What became of one draft (`kind` draft) or of its one repair (`kind` repair)."""
+    """What became of one draft (`kind` draft), of its one repair (`kind` repair), or of a draft
+    past the number asked for (`kind` extra: recorded, never examined)."""
 
     number: int
-    kind: Literal["draft", "repair"] = "draft"
+    kind: Literal["draft", "repair", "extra"] = "draft"
     repair_of: int | None = None
     task_id: str | None = None
     toml: str

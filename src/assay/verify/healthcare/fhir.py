@@ -20,8 +20,8 @@ from assay.verify.healthcare.items import (
 from assay.verify.model import CheckRun
 from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout
 from assay.world.services.healthcare.fhir.fhirpath import syntax_problem
-from assay.world.services.healthcare.fhir.params import CONTROL, known
-from assay.world.services.healthcare.fhir.search import SearchError, matcher
+from assay.world.services.healthcare.fhir.query import select
+from assay.world.services.healthcare.fhir.search import SearchError
 from assay.world.services.healthcare.fhir.validate import model_class
 
 ROWS = (
@@ -37,12 +37,20 @@ def fhir_path(path: str) -> str:
 
 
 def run_fhir_check(check: FhirResourceStateCheck, context: VerifyContext) -> CheckRun:
-    rows = _rows(context, check)
+    rows = _rows(context, check, check.resource_type)
+    by_id = {row["id"]: row for row in rows}
+
+    def resources(resource_type: str) -> list[dict[str, Any]]:  # chained parameters read others
+        found = (
+            rows if resource_type == check.resource_type else _rows(context, check, resource_type)
+        )
+        return [row["resource"] for row in found]
+
     try:
-        test = matcher(check.resource_type, check.search)
+        selection = select(resources, check.resource_type, check.search)
     except SearchError as error:
         raise CheckError(f"check {check.name!r}: {error}") from None
-    matched = [row for row in rows if test(row["resource"])]
+    matched = [by_id[resource["id"]] for resource in selection.matches]
     evidence: dict[str, Any] = {
         "resource_type": check.resource_type,
         "search": check.search,
@@ -76,17 +84,11 @@ def compile_fhir_check(check: FhirResourceStateCheck) -> list[tuple[str, str]]:
     if model_class(check.resource_type) is None:
         return [("resource_type", f"{check.resource_type!r} is not a FHIR R4 resource type")]
     problems = []
-    names = {*known(check.resource_type), *CONTROL}
-    for name in check.search:
-        if name.partition(":")[0] not in names:
-            problems.append(
-                (f"search.{name}", f"unknown search parameter for {check.resource_type}")
-            )
-    if not problems:
+    for name, value in check.search.items():
         try:
-            matcher(check.resource_type, check.search)
-        except SearchError as error:  # a modifier the server does not know
-            problems.append(("search", str(error)))
+            select(lambda _type: [], check.resource_type, {name: value})
+        except SearchError as error:  # an unknown parameter or modifier, a value it cannot read
+            problems.append((f"search.{name}", str(error)))
     for index, item in enumerate(check.fields):
         problem = syntax_problem(fhir_path(item.path))
         if problem:
@@ -94,9 +96,11 @@ def compile_fhir_check(check: FhirResourceStateCheck) -> list[tuple[str, str]]:
     return problems
 
 
-def _rows(context: VerifyContext, check: FhirResourceStateCheck) -> list[dict[str, Any]]:
+def _rows(
+    context: VerifyContext, check: FhirResourceStateCheck, resource_type: str
+) -> list[dict[str, Any]]:
     try:
-        names, rows = context.final.fetch(ROWS, {"type": check.resource_type})
+        names, rows = context.final.fetch(ROWS, {"type": resource_type})
     except (QueryRefused, QueryFailed, QueryTimeout, QueryLimit) as error:
         raise CheckError(
             f"check {check.name!r}: the FHIR store could not be read: {error}"

@@ -22,7 +22,7 @@ from assay.world.services.healthcare.globs import glob_problem, matches
 
 ROWS = (
     "SELECT path, content, sha256, origin, updated_turn FROM sandbox_files "
-    "WHERE deleted = 0 ORDER BY path"
+    "WHERE deleted = 0 AND kind = 'file' ORDER BY path"
 )
 
 

@@ -18,8 +18,8 @@ from assay.verify.healthcare.items import (
 )
 from assay.verify.model import CheckRun
 from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout
-from assay.world.services.healthcare.hl7.acks import structure_problem
 from assay.world.services.healthcare.hl7.paths import BadPath, parse_path, read
+from assay.world.services.healthcare.hl7.structure import structure_problem
 
 ROWS = (
     "SELECT id, service, message_type, trigger_event, control_id, ack_code, turn, raw "

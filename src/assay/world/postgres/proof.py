@@ -14,6 +14,7 @@ import sqlglot
 from assay.errors import SpecError
 from assay.spec.files import read_text, shown
 from assay.spec.load import queries
+from assay.spec.sqltext import quiet_parser
 from assay.spec.task import TaskSpec
 from assay.spec.world import WorldSpec
 from assay.world.postgres.schema import primary_keys
@@ -73,7 +74,9 @@ def sql_in_python(source: str) -> Iterator[tuple[int, str]]:
 
 def _statements(text: str) -> list[str]:
     try:
-        return [tree.sql(dialect="sqlite") for tree in sqlglot.parse(text, read="sqlite") if tree]
+        with quiet_parser():
+            trees = sqlglot.parse(text, read="sqlite")
+        return [tree.sql(dialect="sqlite") for tree in trees if tree]
     except sqlglot.errors.SqlglotError:
         return [text]  # one statement that does not parse: the proof names it
 

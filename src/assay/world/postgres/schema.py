@@ -14,6 +14,7 @@ from sqlglot import exp
 
 from assay.errors import SpecError
 from assay.spec.files import read_text
+from assay.spec.sqltext import quiet_parser
 from assay.spec.world import WorldSpec
 
 DType = exp.DataType.Type
@@ -58,7 +59,8 @@ class Schema:
 def translate_schema(text: str) -> Schema:
     """PostgreSQL statements for a schema file; SchemaError if it does not parse."""
     try:
-        trees = [tree for tree in sqlglot.parse(text, read="sqlite") if tree is not None]
+        with quiet_parser():
+            trees = [tree for tree in sqlglot.parse(text, read="sqlite") if tree is not None]
     except sqlglot.errors.SqlglotError as error:
         raise SchemaError(str(error).splitlines()[0]) from None
     schema = Schema()

@@ -16,6 +16,7 @@ from sqlglot import exp
 from sqlglot.dialects.sqlite import SQLite
 from sqlglot.tokens import TokenType
 
+from assay.spec.sqltext import quiet_parser
 from assay.world.postgres.errors import TranslationError
 from assay.world.postgres.portable import portable
 
@@ -81,7 +82,8 @@ class Translator:
     def _translate(self, sql: str) -> Statement:
         text, positional = _name_positional(_replace_into(sql))
         try:
-            trees = [tree for tree in sqlglot.parse(text, read="sqlite") if tree is not None]
+            with quiet_parser():
+                trees = [tree for tree in sqlglot.parse(text, read="sqlite") if tree is not None]
         except sqlglot.errors.SqlglotError as error:
             raise TranslationError(f"cannot translate for PostgreSQL: {error}") from None
         found: list[str] = []

@@ -9,6 +9,7 @@ import os
 import re
 import shlex
 import tarfile
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,16 +50,23 @@ class SandboxTasks:
 
 
 def load_sandbox_world(
-    path: Path, *, strict: bool = True, verifier_mode: VerifierChoice = "task"
+    path: Path,
+    *,
+    strict: bool = True,
+    verifier_mode: VerifierChoice = "task",
+    left_out: Collection[str] = (),
 ) -> tuple[World, dict[str, SpecError]]:
     """The world of every task under `path`, and the error of each task that does not load
     (with `strict`, the first such error is raised: it names the file and field).
 
     verifier_mode: a run's choice; separate verifies every task in a fresh sandbox.
+    left_out: tasks not to read at all (withdrawn ones, which may not load).
     """
     found: dict[str, SandboxTask] = {}
     rejected: dict[str, SpecError] = {}
     for folder in task_dirs(path):
+        if folder.name in left_out:
+            continue
         try:
             task = read_sandbox_task(folder)
         except SpecError as error:
@@ -89,6 +97,7 @@ def load_sandbox_world(
     task_set = path.parent if is_task_dir(path) else path
     world.sandbox = SandboxTasks(path, found, images=load_user_images(task_set))
     world.verifier_mode = verifier_mode
+    world.left_out = frozenset(left_out)
     return world, rejected
 
 
@@ -108,25 +117,28 @@ def pass_threshold_override() -> float | None:
 
 
 def task_spec(task: SandboxTask, pass_threshold: float | None = None) -> TaskSpec:
-    """The task as assay runs it: the instruction is the request, the test script its one check,
-    and the reference solution an exec of `solution/solve.sh` carried in the command itself."""
+    """The task as assay runs it: the instruction is the request (a multi-step task's first
+    step's; each later one comes as the customer's next message), the test script its one check,
+    and the reference solution an exec of each solve.sh carried in the command itself, a finish
+    after each step's."""
     config = task.config
     threshold = config.pass_threshold() if pass_threshold is None else pass_threshold
     check = ScriptCheck(name="the test script's reward", kind="script", pass_threshold=threshold)
-    time_limit = config.agent.timeout_sec or DEFAULT_AGENT_TIMEOUT_S
+    time_limit = sum(_agent_time_limits(task))
+    timeout = min(max(_agent_time_limits(task)), MAX_EXEC_TIMEOUT_S)
     solution = None
-    timeout = min(time_limit, MAX_EXEC_TIMEOUT_S)
-    commands = [oracle_command(task, folder) for folder in solution_dirs(task)]
-    if commands:
-        solution = Solution(
-            steps=[
-                *(
-                    Step(call=EXEC.name, args={"command": c, "timeout_s": timeout})
-                    for c in commands
-                ),
-                Step(finish=""),
-            ]
-        )
+    per_step = solution_plan(task)
+    if any(folder is not None for folder in per_step):
+        actions = []
+        for folder in per_step:
+            if folder is not None:
+                command = oracle_command(task, folder)
+                actions.append(
+                    Step(call=EXEC.name, args={"command": command, "timeout_s": timeout})
+                )
+            actions.append(Step(finish=""))
+        solution = Solution(steps=actions)
+    request = task.steps[0].instruction if task.steps else task.instruction
     return TaskSpec(
         id=task.id,
         title=task.title,
@@ -134,25 +146,38 @@ def task_spec(task: SandboxTask, pass_threshold: float | None = None) -> TaskSpe
         role=ROLE,
         max_turns=MAX_TURNS,
         time_limit_s=time_limit,
-        customer=Customer(request=task.instruction, default_reply="Please do the task as asked."),
+        customer=Customer(request=request, default_reply="Please do the task as asked."),
         checks=[check],
         solution=solution,
     )
 
 
-def solution_dirs(task: SandboxTask) -> list[Path]:
-    """The folders the oracle runs, in order: `solution/` when it holds the solve script; for a
-    multi-step task, each step's `steps/<name>/solution/` that has one, in `[[steps]]` order.
+def _agent_time_limits(task: SandboxTask) -> list[float]:
+    """Each step's agent time (one for a task of one step): its own, else the task's, else a day
+    that still ends."""
+    default = task.config.agent.timeout_sec or DEFAULT_AGENT_TIMEOUT_S
+    if not task.config.steps:
+        return [default]
+    return [step.agent.timeout_sec or default for step in task.config.steps]
 
-    A multi-step task is refused before any agent acts (`unsupported_environment:steps`), so its
-    oracle never runs; it has one all the same, so that `--agent oracle` does not refuse the whole
-    benchmark run for it, and the task run says why it is not scored, as the noop agent's does.
-    """
-    if task.solve_script is not None and task.solution_dir is not None:
-        return [task.solution_dir]
-    names = [step.get("name") for step in task.config.steps or [] if isinstance(step, dict)]
-    folders = [task.root / "steps" / name / "solution" for name in names if isinstance(name, str)]
-    return [folder for folder in folders if (folder / "solve.sh").is_file()]
+
+def solution_plan(task: SandboxTask) -> list[Path | None]:
+    """The folder the oracle runs for each step, as the format's oracle chooses it: the step's
+    `steps/<name>/solution/`, else the task's `solution/` (None: the step has none). A task of one
+    step has one entry."""
+    shared = task.solution_dir if task.solve_script is not None else None
+    if not task.steps:
+        return [shared]
+    own = [step.solution_dir for step in task.steps]
+    return [
+        folder if folder is not None and (folder / "solve.sh").is_file() else shared
+        for folder in own
+    ]
+
+
+def solution_dirs(task: SandboxTask) -> list[Path]:
+    """The folders the oracle runs, in order (see `solution_plan`)."""
+    return [folder for folder in solution_plan(task) if folder is not None]
 
 
 def oracle_command(task: SandboxTask, folder: Path | None = None) -> str:

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import EnvironmentFailure, SpecError
-from assay.spec.sandbox import SandboxTask, resolve_templates
+from assay.spec.sandbox import Healthcheck, SandboxTask, resolve_templates
+from assay.spec.sandbox_steps import step_config
 from assay.world.sandbox.box import Options, Sandbox, SandboxError, release_layer
 from assay.world.sandbox.build import BuildFailed, cached_layer
 from assay.world.sandbox.confine import Limits
@@ -31,6 +32,7 @@ from assay.world.sandbox.imagemap import (
 )
 from assay.world.sandbox.installed import InstalledAgent, InstallFailed, agent_layer
 from assay.world.sandbox.output import exec_output
+from assay.world.sandbox.steps import Steps, combined_run, enter_step, next_instruction
 from assay.world.sandbox.verification import VerifierRun, verify
 
 DEFAULT_PIDS = 4096  # processes per sandbox when the task names none: a fork bomb stops there
@@ -55,7 +57,10 @@ class Trial:
         self.agent_env: dict[str, str] = {}  # the installed agent's variables, for its execs only
         self.relay: EndpointRelay | None = None
         self.keep_logs = keep_logs  # copy /logs/agent out too, for a trial folder kept on disk
-        self.config = task.config
+        self.config = task.config  # a multi-step task's: the current step's view of it
+        self.steps = Steps(task.steps) if task.steps else None
+        if task.config.steps:
+            self.config = step_config(task.config, task.config.steps[0])
         self.images = images  # the task set's and the user's images.toml
         self.image = lookup(None)  # what stands for the image the task names
         self.base: Path | None = None
@@ -83,11 +88,17 @@ class Trial:
                 self.problem = self._start_box()
             except (SandboxError, OSError) as error:
                 self.problem = f"sandbox_failed: {error}"
+        if self.problem is None and self.steps is not None:
+            self.problem = enter_step(self)
         if self.problem is not None and self.box is not None:
             self.box.stop()
+        self.restart_clock()
+        return self.problem
+
+    def restart_clock(self) -> None:
+        """The agent's time starts now (a step's own, in a multi-step task)."""
         timeout = self.config.agent.timeout_sec
         self._deadline = time.monotonic() + timeout if timeout else None
-        return self.problem
 
     def _prepare(self) -> str | None:
         """Everything that can refuse the task before a sandbox exists."""
@@ -164,7 +175,10 @@ class Trial:
         """tests/Dockerfile's plan, for a verifier in a fresh sandbox (planned before the agent
         runs, so that a verifier image assay cannot build wastes no agent's time)."""
         dockerfile = self.task.tests_dockerfile
-        if dockerfile is None or self.config.verifier_mode() != "separate":
+        configs = [step_config(self.task.config, s) for s in self.task.config.steps or []]
+        if dockerfile is None or all(
+            c.verifier_mode() != "separate" for c in configs or [self.config]
+        ):
             return None
         return plan_build(dockerfile, self.task.tests_dir, base_env=self.env_for)  # type: ignore[arg-type]
 
@@ -219,7 +233,8 @@ class Trial:
         if self.task.dockerfile is None:
             self._upload_environment()
         self._make_solution_dir()
-        return self._healthcheck()
+        check = self.config.environment.healthcheck
+        return self.healthcheck(check) if check is not None else None
 
     def _upload_environment(self) -> None:
         """No Dockerfile: the environment's files go into the working directory."""
@@ -236,10 +251,8 @@ class Trial:
         if user not in (None, "root", 0, "0"):
             self.box.exec(f"mkdir -p /solution && chown {user} /solution", timeout_s=30)
 
-    def _healthcheck(self) -> str | None:
-        check = self.config.environment.healthcheck
-        if check is None:
-            return None
+    def healthcheck(self, check: Healthcheck) -> str | None:
+        """None once `check` succeeds in the agent's sandbox, else why it never did."""
         assert self.box is not None
         time.sleep(check.start_period_sec)
         for attempt in range(check.retries + 1):
@@ -277,6 +290,19 @@ class Trial:
         """The layers over the base root: the task's image, then an installed agent's."""
         return [layer for layer in (self.layer, self.agent_layer) if layer is not None]
 
+    @property
+    def tests_dirs(self) -> tuple[Path, ...]:
+        """What /tests holds for the verifier: the task's tests/ (and the current step's)."""
+        if self.steps is not None:
+            return self.steps.current.tests_dirs
+        return (self.task.tests_dir,) if self.task.tests_dir else ()
+
+    @property
+    def test_script(self) -> Path:
+        script = self.steps.current.test_script if self.steps else self.task.test_script
+        assert script is not None  # a task without one does not load
+        return script
+
     # -- the agent phase ----------------------------------------------------------------------
 
     @property
@@ -298,7 +324,14 @@ class Trial:
             raise EnvironmentFailure(f"the task's sandbox failed: {error}") from None
         return exec_output(result)
 
-    # -- verification and the end -------------------------------------------------------------
+    # -- steps, verification and the end ------------------------------------------------------
+
+    def advance(self) -> str | None:
+        """At the agent's finish: the next step's instruction once this step is verified, or None
+        when no step follows (a task of one step never has one)."""
+        if self.steps is None or self.problem is not None or self.box is None:
+            return None
+        return next_instruction(self)
 
     def agent_log(self, path: str, limit: int) -> bytes:
         """The first `limit` bytes of a file the agent left under /logs/agent (b"" when none)."""
@@ -313,7 +346,7 @@ class Trial:
             if self.problem is not None or self.box is None or self.home is None:
                 self.result = VerifierRun.refused(self.problem or "the sandbox never started")
             else:
-                self.result = verify(self)
+                self.result = combined_run(self) if self.steps else verify(self)
             self.result.notes[:0] = [n for n in self.notes if n not in self.result.notes]
         return self.result
 

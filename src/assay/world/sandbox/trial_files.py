@@ -1,6 +1,7 @@
 """A task run's files laid out as the format's own runner leaves a trial folder (SPEC §1.4):
 `agent/` (the agent's /logs/agent), `verifier/` (what the test script left in /logs/verifier),
-`artifacts/` (/logs/artifacts, each collected artifact at its destination, manifest.json)."""
+`artifacts/` (/logs/artifacts, each collected artifact at its destination, manifest.json); a
+multi-step task's also `steps/<name>/verifier/` and `steps/<name>/artifacts/` of each step."""
 
 from __future__ import annotations
 
@@ -35,6 +36,16 @@ def keep_trial_files(trial: Trial, target: Path) -> list[str]:
         if source is not None and source.is_dir():
             notes += _prefixed(name, copy_tree(source, target / name, limit_bytes=LIMIT_BYTES))
     notes += _artifacts(home / "artifacts" if home else None, target / "artifacts")
+    if home is not None and trial.steps is not None:  # steps/<name>/: each step's own, as well
+        for outcome in trial.steps.outcomes:
+            kept, into = home / "steps" / outcome.name, target / "steps" / outcome.name
+            (into / "verifier").mkdir(parents=True, exist_ok=True)
+            if (kept / "verifier").is_dir():
+                copied = copy_tree(kept / "verifier", into / "verifier", limit_bytes=LIMIT_BYTES)
+                notes += _prefixed(f"steps/{outcome.name}/verifier", copied)
+            notes += _prefixed(
+                f"steps/{outcome.name}", _artifacts(kept / "artifacts", into / "artifacts")
+            )
     return notes
 
 

@@ -45,14 +45,16 @@ class VerifierRun:
     artifacts: list[dict[str, Any]] = field(default_factory=list)
     state_digest: str = ""
     state_entries: int = 0
+    steps: list[dict[str, Any]] = field(default_factory=list)  # a multi-step task's, each read
 
     @classmethod
     def refused(cls, problem: str) -> VerifierRun:
         return cls(logs=None, problem=problem)
 
 
-def verify(trial: Trial) -> VerifierRun:
-    """Run the phases after the agent; a failure of the sandbox itself is the run's problem."""
+def verify(trial: Trial, *, keep_agent_layer: bool = False) -> VerifierRun:
+    """Run the phases after the agent; a failure of the sandbox itself is the run's problem.
+    keep_agent_layer: the agent's files stay mounted for a later step's agent, in either mode."""
     assert trial.box is not None and trial.home is not None
     box = trial.box
     run = VerifierRun(logs=None, problem=None)
@@ -67,7 +69,7 @@ def verify(trial: Trial) -> VerifierRun:
         # Nothing the agent started survives into the verifier: its sandbox stops here, and the
         # verifier gets a new one (over the same writable layer in shared mode).
         separate = trial.config.verifier_mode() == "separate"
-        box.stop(keep_layer=not separate)
+        box.stop(keep_layer=keep_agent_layer or not separate)
         box = _verifier_box(trial, run) if separate else _shared_box(trial, run)
         if box is None:
             return run
@@ -77,7 +79,7 @@ def verify(trial: Trial) -> VerifierRun:
     finally:
         if box is not None:
             box.stop()
-        trial.box.stop()
+        trial.box.stop(keep_layer=keep_agent_layer)
     return run
 
 
@@ -161,11 +163,12 @@ def _run_tests(trial: Trial, box: Sandbox, run: VerifierRun) -> None:
     """A fresh /tests, then test.sh; then the sandbox stops before anything is read."""
     try:
         box.remove("/tests")  # whatever the agent left there, a conftest.py say, goes first
-        box.put(trial.task.tests_dir, "/tests")
+        for folder in trial.tests_dirs:  # a step's own tests/ over the task's
+            box.put(folder, "/tests")
     except SandboxError as error:
         run.problem = f"verifier_setup_failed: {error}"
         return
-    if not os.access(trial.task.test_script, os.X_OK):  # the copy keeps the mode it has
+    if not os.access(trial.test_script, os.X_OK):  # the copy keeps the mode it has
         box.exec("chmod +x /tests/test.sh", timeout_s=30)
     user = trial.config.verifier.user or (trial.plan.user if trial.plan else None)
     result = box.exec(

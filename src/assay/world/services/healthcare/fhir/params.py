@@ -1,98 +1,31 @@
-"""The search parameters the FHIR server knows: per resource type, name → (type, FHIRPath), after
-the R4 SearchParameter expressions for the common parameters (SPEC §3.2)."""
+"""The search parameters the FHIR server knows: R4's own, per resource type, from the table
+`r4_search.py` that `generate.py` writes from the specification's SearchParameter bundle."""
 
 from __future__ import annotations
 
-Param = tuple[str, str]  # (token | string | reference | date | number | quantity, FHIRPath)
-
-COMMON: dict[str, Param] = {"_id": ("token", "id"), "_lastUpdated": ("date", "meta.lastUpdated")}
-SUBJECT: dict[str, Param] = {
-    "patient": ("reference", "subject"),
-    "subject": ("reference", "subject"),
-}
-NAMES: dict[str, Param] = {
-    "name": ("string", "name.family | name.given | name.text"),
-    "family": ("string", "name.family"),
-    "given": ("string", "name.given"),
-    "identifier": ("token", "identifier"),
-}
-CLINICAL: dict[str, Param] = {
-    **SUBJECT,
-    "status": ("token", "status"),
-    "code": ("token", "code"),
-    "category": ("token", "category"),
-    "encounter": ("reference", "encounter"),
-    "identifier": ("token", "identifier"),
-}
-
-PARAMS: dict[str, dict[str, Param]] = {
-    "Patient": {**NAMES, "birthdate": ("date", "birthDate"), "gender": ("token", "gender")},
-    "Practitioner": dict(NAMES),
-    "PractitionerRole": {
-        "practitioner": ("reference", "practitioner"),
-        "organization": ("reference", "organization"),
-        "specialty": ("token", "specialty"),
-    },
-    "Organization": {"name": ("string", "name"), "identifier": ("token", "identifier")},
-    "Location": {"name": ("string", "name"), "identifier": ("token", "identifier")},
-    "Appointment": {
-        "status": ("token", "status"),
-        "patient": ("reference", "participant.actor"),
-        "actor": ("reference", "participant.actor"),
-        "practitioner": ("reference", "participant.actor"),
-        "date": ("date", "start"),
-        "slot": ("reference", "slot"),
-        "identifier": ("token", "identifier"),
-    },
-    "Slot": {
-        "status": ("token", "status"),
-        "schedule": ("reference", "schedule"),
-        "start": ("date", "start"),
-    },
-    "Schedule": {"actor": ("reference", "actor"), "identifier": ("token", "identifier")},
-    "Encounter": {
-        **SUBJECT,
-        "status": ("token", "status"),
-        "class": ("token", "class"),
-        "date": ("date", "period.start"),
-        "identifier": ("token", "identifier"),
-        "practitioner": ("reference", "participant.individual"),
-    },
-    "Observation": {
-        **CLINICAL,
-        "date": ("date", "effectiveDateTime"),
-        "value-quantity": ("quantity", "valueQuantity"),
-    },
-    "DiagnosticReport": {**CLINICAL, "date": ("date", "effectiveDateTime")},
-    "ServiceRequest": {
-        **CLINICAL,
-        "intent": ("token", "intent"),
-        "authored": ("date", "authoredOn"),
-    },
-    "Condition": {**CLINICAL, "clinical-status": ("token", "clinicalStatus")},
-    "AllergyIntolerance": {"patient": ("reference", "patient"), "code": ("token", "code")},
-    "MedicationRequest": {**CLINICAL, "intent": ("token", "intent")},
-    "Coverage": {
-        "status": ("token", "status"),
-        "beneficiary": ("reference", "beneficiary"),
-        "patient": ("reference", "beneficiary"),
-        "payor": ("reference", "payor"),
-        "identifier": ("token", "identifier"),
-    },
-    "DocumentReference": {**CLINICAL, "type": ("token", "type")},
-    "Task": {
-        "status": ("token", "status"),
-        "patient": ("reference", "for"),
-        "code": ("token", "code"),
-    },
-}
-GENERIC: dict[str, Param] = {
-    "identifier": ("token", "identifier"),
-    "status": ("token", "status"),
-    **SUBJECT,
-}
-CONTROL = {"_count", "_sort"}  # shape the result, not the match
+from functools import cache
+from typing import NamedTuple
 
 
-def known(resource_type: str) -> dict[str, Param]:
-    return {**COMMON, **PARAMS.get(resource_type, GENERIC)}
+class SearchParam(NamedTuple):
+    type: str  # token | string | reference | date | number | quantity | uri | composite | special
+    expression: str  # FHIRPath for this resource type ("" where R4 gives none)
+    targets: tuple[str, ...]  # the types a reference parameter may name
+    components: tuple[tuple[str, str, str], ...]  # a composite's (name, type, FHIRPath) parts
+
+
+@cache
+def known(resource_type: str) -> dict[str, SearchParam]:
+    """Every R4 search parameter of `resource_type`, the common ones (`_id`, `_lastUpdated`,
+    `_tag`, `_profile`, `_security`, `_source`, …) first."""
+    from assay.world.services.healthcare.fhir import r4_search
+
+    table = {**r4_search.COMMON, **r4_search.PARAMS.get(resource_type, {})}
+    return {name: SearchParam(*entry) for name, entry in table.items()}
+
+
+def searchable_types() -> list[str]:
+    """The resource types R4 defines search parameters for."""
+    from assay.world.services.healthcare.fhir import r4_search
+
+    return sorted(r4_search.PARAMS)

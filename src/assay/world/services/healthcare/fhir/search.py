@@ -1,172 +1,196 @@
-"""FHIR search over resources as plain JSON: each parameter's FHIRPath evaluated with fhirpathpy,
-matched by its type (token, string, reference, date, number, quantity) with R4 modifiers and prefixes."""
+"""FHIR R4 search criteria over resources as plain JSON: each parameter's FHIRPath (from R4's own
+definitions) gives the values, matched by the parameter's type with R4's modifiers and prefixes;
+a repeated parameter is AND, a comma inside one value is OR (search.html §3.1.1.3)."""
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Callable, Mapping
-from decimal import Decimal, InvalidOperation
-from functools import cache
 from typing import Any
 
-from assay.world.services.healthcare.fhir.params import CONTROL, known
+from assay.world.services.healthcare.fhir.dates import date_test
+from assay.world.services.healthcare.fhir.matching import (
+    SearchError,
+    Test,
+    number_test,
+    quantity_test,
+    reference_parts,
+    reference_test,
+    split_escaped,
+    string_test,
+    token_test,
+    unescaped,
+    uri_test,
+)
+from assay.world.services.healthcare.fhir.params import SearchParam, known
+from assay.world.services.healthcare.fhir.paths import evaluator
 
-DATE_PREFIXES = ("eq", "ne", "gt", "lt", "ge", "le", "sa", "eb")
+__all__ = ["RESULT", "SearchError", "matcher"]
+
+Resources = Callable[[str], list[dict[str, Any]]]
+Match = Callable[[dict[str, Any]], bool]
+# parameters that shape the result rather than choose the matches (query.py reads them)
+RESULT = frozenset(
+    {"_sort", "_count", "_offset", "_format", "_pretty", "_total", "_summary", "_elements"}
+    | {"_include", "_revinclude"}
+)
+REFUSED = {
+    "_has": "reverse chaining (_has) is not supported",
+    "_list": "_list is not supported",
+    "_type": "_type is for system-wide search, which this server does not do",
+    "_filter": "_filter is not supported",
+    "_contained": "_contained is not supported",
+    "_containedType": "_containedType is not supported",
+}
+MODIFIERS = {
+    "token": {"", "not", "text", "of-type"},
+    "string": {"", "exact", "contains"},
+    "reference": {"", "identifier"},
+    "date": {""},
+    "number": {""},
+    "quantity": {""},
+    "uri": {"", "below", "above"},
+    "composite": {""},
+}
+R4_MODIFIERS = {"missing", "exact", "contains", "text", "not", "above", "below", "in", "not-in"}
+R4_MODIFIERS |= {"of-type", "identifier", "iterate"}
+TESTS: dict[str, Callable[[str, str], Test]] = {
+    "token": token_test,
+    "string": string_test,
+    "reference": reference_test,
+    "date": lambda _modifier, want: date_test(want, SearchError),
+    "number": number_test,
+    "quantity": quantity_test,
+    "uri": uri_test,
+}
 
 
-class SearchError(ValueError):
-    """A parameter the server does not know, or a value it cannot read (HTTP 400)."""
+def values_of(value: str | list[str]) -> list[str]:
+    """A parameter's values: a list is the parameter repeated."""
+    return [str(item) for item in value] if isinstance(value, list) else [str(value)]
 
 
-def matcher(resource_type: str, params: Mapping[str, str]) -> Callable[[dict[str, Any]], bool]:
-    """A test of one resource against every parameter (AND), each value list comma-separated (OR)."""
-    table = known(resource_type)
-    tests = []
-    for raw_name, value in params.items():
-        name, _, modifier = raw_name.partition(":")
-        if name in CONTROL:
-            continue
-        if name not in table:
-            names = ", ".join(sorted({*table, *CONTROL}))
-            raise SearchError(
-                f"unknown search parameter {raw_name!r} for {resource_type} (known: {names})"
-            )
-        kind, path = table[name]
-        tests.append(_test(kind, _compiled(path), modifier, str(value)))
+def matcher(
+    resource_type: str,
+    params: Mapping[str, str | list[str]],
+    resources: Resources | None = None,
+) -> Match:
+    """A test of one resource against every criterion; `resources` (type → its resources) serves
+    chained parameters (`subject:Patient.name=…`). Raises SearchError for what it cannot read."""
+    tests = [
+        criterion(resource_type, name, value, resources)
+        for name, given in params.items()
+        if name.partition(":")[0] not in RESULT
+        for value in values_of(given)
+    ]
     return lambda resource: all(test(resource) for test in tests)
 
 
-@cache
-def _compiled(path: str) -> Callable[[Any], list[Any]]:
-    from fhirpathpy import compile as compile_path  # only worlds with a FHIR server load it
+def criterion(resource_type: str, raw_name: str, value: str, resources: Resources | None) -> Match:
+    """One `name[:modifier][.chain]=value` as a test of a resource."""
+    head, dot, chain = raw_name.partition(".")
+    name, _, modifier = head.partition(":")
+    if name in REFUSED:
+        raise SearchError(REFUSED[name])
+    param = parameter(resource_type, name)
+    values = evaluator(param.expression)
+    if modifier == "missing":
+        if value not in ("true", "false"):
+            raise SearchError(f"{raw_name}: use true or false, not {value!r}")
+        missing = value == "true"
+        return lambda resource: (not values(resource)) == missing
+    if dot:
+        return _chained(param, name, modifier, chain, value, resources)
+    if param.type == "reference" and modifier and modifier[0].isupper():
+        if modifier not in param.targets:
+            raise SearchError(f"{raw_name}: {name} names no {modifier}")
+        return _any_value(values, [reference_test(modifier, want) for want in _ors(value)])
+    if modifier not in MODIFIERS.get(param.type, {""}):
+        if modifier not in R4_MODIFIERS:
+            raise SearchError(f"unknown modifier :{modifier} on {name}")
+        raise SearchError(f"{raw_name}: :{modifier} is not supported on a {param.type} parameter")
+    if param.type == "composite":
+        return _composite(name, param, value)
+    if param.type == "token" and modifier == "not":  # R4: includes resources without a value
+        match = _any_value(values, [token_test("", want) for want in _ors(value)])
+        return lambda resource: not match(resource)
+    return _any_value(values, [TESTS[param.type](modifier, want) for want in _ors(value)])
 
-    return compile_path(path)
+
+def parameter(resource_type: str, name: str) -> SearchParam:
+    table = known(resource_type)
+    if name not in table:
+        raise SearchError(f"unknown search parameter {name!r} for {resource_type}")
+    param = table[name]
+    if param.type == "special" or not param.expression:
+        raise SearchError(f"the search parameter {name!r} is not supported by this server")
+    return param
 
 
-def _test(
-    kind: str, path: Callable[[Any], list[Any]], modifier: str, value: str
-) -> Callable[[dict[str, Any]], bool]:
-    wanted = value.split(",")
-    check = {
-        "token": _token,
-        "string": _string,
-        "reference": _reference,
-        "date": _date,
-        "number": _number,
-        "quantity": _number,
-    }[kind]
-    negate = modifier == "not"
-    if modifier not in ("", "not", "exact", "contains"):
-        raise SearchError(f"unknown modifier :{modifier}")
+def _ors(value: str) -> list[str]:
+    return split_escaped(value, ",")
+
+
+def _any_value(values: Callable[..., list[Any]], tests: list[Test]) -> Match:
+    return lambda resource: any(test(item) for item in values(resource) for test in tests)
+
+
+def _chained(
+    param: SearchParam,
+    name: str,
+    modifier: str,
+    chain: str,
+    value: str,
+    resources: Resources | None,
+) -> Match:
+    """`subject:Patient.name=peter`: the reference names a resource that matches `name=peter`."""
+    if param.type != "reference":
+        raise SearchError(f"{name}.{chain}: only a reference parameter can be chained")
+    if resources is None:
+        raise SearchError(f"{name}.{chain}: chained parameters are not supported here")
+    targets = [modifier] if modifier else list(param.targets)
+    chained_name = chain.partition(".")[0].partition(":")[0]
+    targets = [t for t in targets if chained_name in known(t)]
+    if not targets:
+        raise SearchError(
+            f"{name}.{chain}: no target type of {name} has a parameter {chained_name!r}"
+        )
+    wanted: set[tuple[str, str]] = set()
+    for target in targets:
+        test = matcher(target, {chain: value}, resources)
+        wanted |= {(target, found["id"]) for found in resources(target) if test(found)}
+    values = evaluator(param.expression)
 
     def test(resource: dict[str, Any]) -> bool:
-        values = path(resource)
-        found = any(check(item, want, modifier) for item in values for want in wanted)
-        return not found if negate else found
+        for item in values(resource):
+            reference = item.get("reference") if isinstance(item, dict) else None
+            if isinstance(reference, str) and reference_parts(reference) in wanted:
+                return True
+        return False
 
     return test
 
 
-def _token(item: Any, want: str, _modifier: str) -> bool:
-    system, bar, code = want.rpartition("|")
-    for found_system, found_code in _codes(item):
-        if found_code == code and (not bar or system == (found_system or "")):
-            return True
-    return False
+def _composite(name: str, param: SearchParam, value: str) -> Match:
+    """`code-value-quantity=loinc|8480-6$gt100`: every component matches within one item."""
+    items = evaluator(param.expression)
+    alternatives = []
+    for want in _ors(value):
+        parts = split_escaped(want, "$")
+        if len(parts) != len(param.components):
+            names = "$".join(component[0] for component in param.components)
+            raise SearchError(f"{name}: give {names}, not {unescaped(want)!r}")
+        alternatives.append(
+            [
+                (evaluator(expression), TESTS[kind]("", part))
+                for (_, kind, expression), part in zip(param.components, parts, strict=True)
+            ]
+        )
 
+    def test(resource: dict[str, Any]) -> bool:
+        return any(
+            all(any(check(v) for v in values(item, resource)) for values, check in components)
+            for item in items(resource)
+            for components in alternatives
+        )
 
-def _codes(item: Any) -> list[tuple[str | None, str]]:
-    if isinstance(item, str | bool | int):
-        return [(None, str(item).lower() if isinstance(item, bool) else str(item))]
-    if not isinstance(item, dict):
-        return []
-    if "coding" in item:
-        return [(c.get("system"), str(c.get("code"))) for c in item["coding"] if "code" in c]
-    if "code" in item:
-        return [(item.get("system"), str(item["code"]))]
-    if "value" in item:  # an Identifier
-        return [(item.get("system"), str(item["value"]))]
-    return []
-
-
-def _string(item: Any, want: str, modifier: str) -> bool:
-    if not isinstance(item, str):
-        return False
-    if modifier == "exact":
-        return item == want
-    found, wanted = _plain(item), _plain(want)
-    return wanted in found if modifier == "contains" else found.startswith(wanted)
-
-
-def _plain(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(char for char in decomposed if not unicodedata.combining(char))
-
-
-def _reference(item: Any, want: str, _modifier: str) -> bool:
-    """`Patient/x` equals the reference; a bare `x` matches the id part of any reference."""
-    reference = item.get("reference") if isinstance(item, dict) else item
-    if not isinstance(reference, str):
-        return False
-    if "/" in want:
-        return reference == want
-    return reference.rpartition("/")[2] == want
-
-
-def _date(item: Any, want: str, _modifier: str) -> bool:
-    if not isinstance(item, str):
-        return False
-    prefix = want[:2] if want[:2] in DATE_PREFIXES else "eq"
-    value = want[2:] if want[:2] in DATE_PREFIXES else want
-    found = item[: len(value)]  # compared at the precision the search gives
-    if not value:
-        raise SearchError(f"a date search needs a value: {want!r}")
-    return {
-        "eq": found == value,
-        "ne": found != value,
-        "gt": found > value,
-        "sa": found > value,
-        "ge": found >= value,
-        "lt": found < value,
-        "eb": found < value,
-        "le": found <= value,
-    }[prefix]
-
-
-def _number(item: Any, want: str, _modifier: str) -> bool:
-    """R4 number/quantity: `[prefix]value[|system|code]`; `eq` holds within the value's precision
-    (`100` matches 99.5 up to 100.5), the other prefixes compare the values."""
-    number, _, unit = want.partition("|")
-    prefix = number[:2] if number[:2] in DATE_PREFIXES else "eq"
-    text = number[2:] if number[:2] in DATE_PREFIXES else number
-    try:
-        value = Decimal(text)
-    except InvalidOperation:
-        raise SearchError(f"not a number: {want!r}") from None
-    found = item.get("value") if isinstance(item, dict) else item
-    if isinstance(found, bool) or not isinstance(found, int | float | str | Decimal):
-        return False
-    if unit and not _same_unit(item, unit):
-        return False
-    found = Decimal(str(found))
-    half = Decimal(5).scaleb(value.as_tuple().exponent - 1)
-    return {
-        "eq": abs(found - value) < half or found == value,
-        "ne": not (abs(found - value) < half or found == value),
-        "gt": found > value,
-        "sa": found > value,
-        "ge": found >= value,
-        "lt": found < value,
-        "eb": found < value,
-        "le": found <= value,
-    }[prefix]
-
-
-def _same_unit(item: Any, unit: str) -> bool:
-    """`system|code` against a Quantity's system and code; `|code` or `code` also match its unit."""
-    if not isinstance(item, dict):
-        return False
-    system, _, code = unit.rpartition("|")
-    if system:
-        return item.get("system") == system and item.get("code") == code
-    return code in (item.get("code"), item.get("unit"))
+    return test

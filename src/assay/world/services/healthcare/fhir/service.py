@@ -1,26 +1,30 @@
-"""A FHIR R4 server (`kind = "fhir"`): read, vread, search, create (If-None-Exist), update
-(If-Match), soft delete; resources validated with fhir.resources R4B and the code bindings; state
-in `sandbox_fhir_resources` and `sandbox_fhir_history`; ids from counters, times from the clock."""
+"""A FHIR R4 server (`kind = "fhir"`): read, vread, search (paged), create (If-None-Exist),
+update (If-Match, conditional), soft delete; resources validated with fhir.resources R4B and the
+code bindings; state in `sandbox_fhir_resources` and `sandbox_fhir_history`; ids from counters,
+times from the clock."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 from typing import Any, ClassVar
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qs
 
 from assay.errors import ServiceError, SpecError
 from assay.spec.files import shown
 from assay.world.services.base import Service, canonical
 from assay.world.services.healthcare.fhir.bundles import run_bundle
-from assay.world.services.healthcare.fhir.search import SearchError, matcher
+from assay.world.services.healthcare.fhir.limits import MAX_DEPTH, too_deep
+from assay.world.services.healthcare.fhir.outcomes import informational
+from assay.world.services.healthcare.fhir.paging import searchset, window
+from assay.world.services.healthcare.fhir.query import select
+from assay.world.services.healthcare.fhir.search import SearchError
 from assay.world.services.healthcare.fhir.store import FhirStore
 from assay.world.services.healthcare.fhir.tables import INSERT_CURRENT, INSERT_HISTORY, TABLES
 from assay.world.services.healthcare.fhir.tables import canonical as resource_text
 from assay.world.services.healthcare.fhir.tools import FHIR_TOOLS
-from assay.world.services.healthcare.fhir.validate import InvalidResource, validated
+from assay.world.services.healthcare.fhir.validate import InvalidResource, model_class, validated
 
-DEFAULT_COUNT, MAX_COUNT = 50, 200
 READS = ("read", "vread", "search")
 
 
@@ -60,6 +64,7 @@ class FhirServer(Service):
         self.store = FhirStore(world)
         types = options.get("resource_types")
         self.allowed = set(types) if types else None
+        self.created = False
 
     def duplicate_key(self, operation: str, payload: dict[str, Any]) -> str:
         if operation in READS:  # reading twice changes nothing: never a duplicate effect
@@ -72,6 +77,9 @@ class FhirServer(Service):
         return canonical([operation, payload])
 
     def handle(self, operation: str, payload: dict[str, Any]) -> dict[str, Any]:
+        self.created = False  # whether this interaction made a resource (HTTP's 201)
+        if too_deep(payload):
+            raise ServiceError("too_deep", f"the body nests deeper than {MAX_DEPTH} levels")
         try:
             return getattr(self, f"_{operation}")(**payload)
         except InvalidResource as invalid:
@@ -80,6 +88,7 @@ class FhirServer(Service):
             raise ServiceError("bad_request", str(error)) from None
 
     def _read(self, resource_type: str, id: str) -> dict[str, Any]:
+        self._served(resource_type)
         row = self.store.current(resource_type, id)
         if row is None:
             raise ServiceError("not_found", f"no {resource_type}/{id}")
@@ -88,6 +97,7 @@ class FhirServer(Service):
         return json.loads(row["resource"])
 
     def _vread(self, resource_type: str, id: str, version: int) -> dict[str, Any]:
+        self._served(resource_type)
         row = self.store.version(resource_type, id, version)
         if row is None:
             raise ServiceError("not_found", f"no version {version} of {resource_type}/{id}")
@@ -95,31 +105,48 @@ class FhirServer(Service):
             raise ServiceError("gone", f"version {version} of {resource_type}/{id} is a deletion")
         return json.loads(row["resource"])
 
-    def _search(self, resource_type: str, params: dict[str, str]) -> dict[str, Any]:
+    def _search(
+        self, resource_type: str, params: dict[str, str | list[str]], lenient: bool = False
+    ) -> dict[str, Any]:
         self._served(resource_type)
-        test = matcher(resource_type, params)
-        found = [resource for resource in self.store.of_type(resource_type) if test(resource)]
-        found = _sorted(found, params.get("_sort"))
-        count = _count(params.get("_count"))
-        base = self.options.get("base_url", "http://fhir.local")
-        query = "&".join(f"{k}={v}" for k, v in sorted(params.items()))
-        return {
-            "resourceType": "Bundle",
-            "type": "searchset",
-            "total": len(found),
-            "link": [{"relation": "self", "url": f"{base}/{resource_type}?{query}"}],
-            "entry": [
-                {
-                    "fullUrl": f"{base}/{r['resourceType']}/{r['id']}",
-                    "resource": r,
-                    "search": {"mode": "match"},
-                }
-                for r in found[:count]
-            ],
-        }
+        window_asked = window(params)
+        issues = None
+        try:
+            selection = select(self.store.of_type, resource_type, params)
+        except SearchError:
+            if not lenient:
+                raise
+            params, issues = self._without_refused(resource_type, params)
+            selection = select(self.store.of_type, resource_type, params)
+        return searchset(selection, self.base_url, resource_type, params, window_asked, issues)
+
+    def _without_refused(
+        self, resource_type: str, params: dict[str, str | list[str]]
+    ) -> tuple[dict[str, str | list[str]], dict[str, Any]]:
+        """Prefer: handling=lenient (R4 search.html#errors): each parameter refused on its own is
+        left out, and an OperationOutcome says which and why."""
+        refused: dict[str, str] = {}
+        for name, value in params.items():
+            try:
+                select(self.store.of_type, resource_type, {name: value})
+            except SearchError as error:
+                refused[name] = str(error)
+        if not refused:  # only a combination fails: nothing to leave out
+            select(self.store.of_type, resource_type, params)
+        issues = [
+            {"severity": "warning", "code": "not-supported", "diagnostics": f"ignored: {text}"}
+            for text in refused.values()
+        ]
+        kept = {name: value for name, value in params.items() if name not in refused}
+        return kept, {"resourceType": "OperationOutcome", "issue": issues}
 
     def _transaction(self, bundle: dict[str, Any]) -> dict[str, Any]:
         return run_bundle(self, bundle)
+
+    def matches(self, resource_type: str, query: str) -> list[dict[str, Any]]:
+        """Every current resource a search query string (`identifier=x|1&…`) selects."""
+        params = parse_qs(query, keep_blank_values=True)
+        return select(self.store.of_type, resource_type, params).matches
 
     def _create(
         self,
@@ -127,16 +154,17 @@ class FhirServer(Service):
         if_none_exist: str | None = None,
         given_id: str | None = None,
     ) -> dict[str, Any]:
-        plain = validated(resource, self.allowed)
+        plain = self._valid(resource)
         kind = plain["resourceType"]
         if if_none_exist:
-            existing = self._search(kind, dict(parse_qsl(if_none_exist)))["entry"]
+            existing = self.matches(kind, if_none_exist)
             if len(existing) > 1:
                 raise ServiceError("precondition_failed", f"If-None-Exist matched {len(existing)}")
-            if existing:
-                return existing[0]["resource"]
+            if existing:  # R4: the server ignores the create and answers the match (200)
+                return existing[0]
         given = given_id.partition("/")[2] if given_id else None
         plain["id"] = given or self._new_id(kind)
+        self.created = True
         return self._put(plain, version=1, method="POST", created_turn=None)
 
     def _update(
@@ -145,12 +173,12 @@ class FhirServer(Service):
         if_match: str | None = None,
         conditional: str | None = None,
     ) -> dict[str, Any]:
-        plain = validated(resource, self.allowed)
+        plain = self._valid(resource)
         if conditional:
             plain = self._conditional_target(plain, conditional)
         if "id" not in plain:
             raise ServiceError(
-                "invalid", f"{plain['resourceType']}.id: an update names the resource's id"
+                "bad_request", f"{plain['resourceType']}.id: an update names the resource's id"
             )
         row = self.store.current(plain["resourceType"], plain["id"])
         version = row["version_id"] if row is not None else 0
@@ -159,17 +187,18 @@ class FhirServer(Service):
                 "precondition_failed", f"If-Match {if_match} but version is {version}"
             )
         created = row["created_turn"] if row is not None and not row["deleted"] else None
+        self.created = row is None or bool(row["deleted"])
         return self._put(plain, version=version + 1, method="PUT", created_turn=created)
 
     def _conditional_target(self, plain: dict[str, Any], query: str) -> dict[str, Any]:
         """Conditional update (R4): no match creates, one match is updated, several are 412."""
         kind = plain["resourceType"]
-        found = self._search(kind, dict(parse_qsl(query)))["entry"]
+        found = self.matches(kind, query)
         if len(found) > 1:
             raise ServiceError("precondition_failed", f"{kind}?{query} matched {len(found)}")
         if not found:
             return plain if "id" in plain else {**plain, "id": self._new_id(kind)}
-        match = found[0]["resource"]["id"]
+        match = found[0]["id"]
         if plain.get("id", match) != match:
             raise ServiceError("bad_request", f"{kind}?{query} matched {match}, not {plain['id']}")
         return {**plain, "id": match}
@@ -182,15 +211,20 @@ class FhirServer(Service):
                 return ident
 
     def _delete(self, resource_type: str, id: str) -> dict[str, Any]:
-        current = self._read(resource_type, id)
+        """Soft delete; deleting what is deleted already changes nothing (R4 http.html#delete)."""
+        self._served(resource_type)
         row = self.store.current(resource_type, id)
+        if row is None:
+            raise ServiceError("not_found", f"no {resource_type}/{id}")
+        if row["deleted"]:
+            return informational(f"{resource_type}/{id} was deleted already")
         self._put(
-            current,
+            json.loads(row["resource"]),
             version=row["version_id"] + 1,
             method="DELETE",
             created_turn=row["created_turn"],
         )
-        return {"resourceType": resource_type, "id": id, "deleted": True}
+        return informational(f"{resource_type}/{id} deleted")
 
     def _put(
         self, plain: dict[str, Any], *, version: int, method: str, created_turn: int | None
@@ -203,34 +237,21 @@ class FhirServer(Service):
         self.store.write(plain, version, method, created_turn)
         return plain
 
+    @property
+    def base_url(self) -> str:
+        """The base the server writes in Bundle links where no HTTP request names one."""
+        return self.options.get("base_url", "http://fhir.local")
+
+    def _valid(self, resource: Any) -> dict[str, Any]:
+        if isinstance(resource, dict) and isinstance(resource.get("resourceType"), str):
+            self._served(resource["resourceType"])
+        return validated(resource, self.allowed)
+
     def _served(self, resource_type: str) -> None:
+        if model_class(resource_type) is None:
+            raise ServiceError("not_supported", f"{resource_type!r} is not an R4 resource type")
         if self.allowed is not None and resource_type not in self.allowed:
-            raise ServiceError("not_found", f"{resource_type} is not served here")
-
-
-def _sorted(found: list[dict[str, Any]], sort: str | None) -> list[dict[str, Any]]:
-    if not sort:
-        return found
-    key = sort.lstrip("-")
-    paths = {"_lastUpdated": lambda r: r.get("meta", {}).get("lastUpdated", ""), "date": _date_of}
-    if key not in paths:
-        raise SearchError(f"_sort: {sort!r} is not _lastUpdated or date")
-    return sorted(found, key=paths[key], reverse=sort.startswith("-"))
-
-
-def _date_of(resource: dict[str, Any]) -> str:
-    for field in ("start", "effectiveDateTime", "authoredOn", "birthDate", "date"):
-        if isinstance(resource.get(field), str):
-            return resource[field]
-    return str(resource.get("period", {}).get("start", ""))
-
-
-def _count(text: str | None) -> int:
-    if text is None:
-        return DEFAULT_COUNT
-    if not text.isdigit():
-        raise SearchError(f"_count: {text!r} is not a whole number")
-    return min(int(text), MAX_COUNT)
+            raise ServiceError("not_supported", f"{resource_type} is not served here")
 
 
 def _seed_resources(path: Path) -> list[dict[str, Any]]:

@@ -45,17 +45,27 @@ def fhir_vread(
 
 
 def fhir_search(
-    world: Any, resource_type: str, params: dict[str, str] | None = None, service: str | None = None
+    world: Any,
+    resource_type: str,
+    params: dict[str, str | list[str]] | None = None,
+    lenient: bool = False,
+    service: str | None = None,
 ) -> dict[str, Any]:
-    """Search FHIR resources of one type; returns a searchset Bundle. An unknown parameter is
+    """Search FHIR resources of one type; returns one page of a searchset Bundle (`_count`
+    entries from `_offset`, its `next` link naming the next page). An unknown parameter is
     refused.
 
     Args:
         resource_type: e.g. Slot.
-        params: FHIR search parameters as strings, e.g. {"status": "free", "start": "ge2026-03-05"}.
+        params: FHIR search parameters as strings, e.g. {"status": "free", "start": "ge2026-03-05"};
+            a list is a parameter repeated (all must match), e.g. {"date": ["ge2026", "lt2027"]}.
+        lenient: Leave out a parameter the server refuses instead of refusing the search; the
+            Bundle's OperationOutcome entry says which.
         service: The FHIR server to use, when the world has more than one.
     """
-    payload = {"resource_type": resource_type, "params": params or {}}
+    payload: dict[str, Any] = {"resource_type": resource_type, "params": params or {}}
+    if lenient:
+        payload["lenient"] = True
     return _server(world, service).request("search", payload)
 
 
@@ -102,7 +112,8 @@ def fhir_update(
 def fhir_delete(
     world: Any, resource_type: str, id: str, service: str | None = None
 ) -> dict[str, Any]:
-    """Delete a FHIR resource; reading it afterwards says it is gone.
+    """Delete a FHIR resource; reading it afterwards says it is gone. Returns an
+    OperationOutcome saying what was done.
 
     Args:
         resource_type: e.g. Appointment.

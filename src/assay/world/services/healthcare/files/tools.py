@@ -1,4 +1,4 @@
-"""The file tree's tools: list, read, write, move and delete files."""
+"""The file tree's tools: list, read, write, move and delete files; make and remove folders."""
 
 from __future__ import annotations
 
@@ -64,10 +64,33 @@ def files_delete(world: Any, path: str, service: str | None = None) -> dict[str,
     return service_for(world, "files", service).request("delete", {"path": path})
 
 
+def files_mkdir(world: Any, path: str, service: str | None = None) -> dict[str, Any]:
+    """Make a folder (its parent must exist) where writing is allowed; it stays, empty or not,
+    until removed.
+
+    Args:
+        path: The folder's path, e.g. outbound/claims.
+        service: The file tree to use, when the world has more than one.
+    """
+    return service_for(world, "files", service).request("mkdir", {"path": path})
+
+
+def files_rmdir(world: Any, path: str, service: str | None = None) -> dict[str, Any]:
+    """Remove an empty folder where writing is allowed.
+
+    Args:
+        path: The folder's path.
+        service: The file tree to use, when the world has more than one.
+    """
+    return service_for(world, "files", service).request("rmdir", {"path": path})
+
+
 FILES_TOOLS = (
     Tool(files_list),
     Tool(files_read),
     Tool(files_write, writes=True),
     Tool(files_move, writes=True),
     Tool(files_delete, writes=True),
+    Tool(files_mkdir, writes=True),
+    Tool(files_rmdir, writes=True),
 )

@@ -1,102 +1,65 @@
-"""What the interface engine answers a sent HL7 v2 message: AA accepted, AE unparsable, structure
-invalid (hl7apy, when asked) or a type it does not accept, AR without a control id (MSH-10)."""
+"""The ACKs the interface engine answers a message with (HL7 v2.5.1 §2.9): one application ACK
+in original mode; in enhanced mode a commit ACK as MSH-15 asks and an application ACK as MSH-16
+asks (AL always, NE never, ER only on an error, SU only on success)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from assay.world.services.healthcare.hl7.paths import encoding, normalise, read
+from assay.world.services.healthcare.hl7.verdicts import PROCESSING_IDS, SUPPORTED_VERSIONS, Verdict
 
-import hl7
-
-from assay.world.services.healthcare.hl7.paths import normalise, read
-
-DEFAULT_ACCEPT = (
-    "ADT^A01",
-    "ADT^A03",
-    "ADT^A04",
-    "ADT^A08",
-    "ORM^O01",
-    "ORU^R01",
-    "SIU^S12",
-    "SIU^S15",
-)
+HL7_NULL = '""'  # §2.5.3: a field present but null
 
 
-@dataclass
-class Verdict:
-    ack_code: str
-    control_id: str | None = None
-    message_type: str | None = None
-    trigger_event: str | None = None
-    errors: list[str] = field(default_factory=list)
+def answer_codes(verdict: Verdict) -> list[str]:
+    """The MSA-1 codes of the ACKs to send, in order (none when the sender asked for none)."""
+    if not verdict.enhanced:
+        return [verdict.ack_code]
+    committed = verdict.commit_code == "CA"
+    codes = [verdict.commit_code] if _wanted(verdict.accept_ack, committed) else []
+    # a message not committed is never processed: no application ACK follows it (§2.9.3)
+    if committed and _wanted(verdict.application_ack, verdict.ack_code == "AA"):
+        codes.append(verdict.ack_code)
+    return codes
 
 
-def judge(raw: str, accept: tuple[str, ...], strict: bool) -> Verdict:
-    """The ACK code a message earns, with the reasons for anything but AA."""
+def ack_message(
+    raw: str, verdict: Verdict, code: str, stamp: str, control_id: str, version: str
+) -> str:
+    """One ACK as pipe-delimited text: MSH, MSA, and an ERR segment per error.
+
+    The ACK swaps the sender (MSH-3/4) and receiver (MSH-5/6), names the acknowledged event in
+    MSH-9 (`ACK^A01^ACK`), echoes the processing id and version where they are supported (else
+    `P` and `version`), and puts the received MSH-10 in MSA-2 — HL7's null `""` when none could
+    be read, since MSA-2 is required and §2.9 names no other value.
+    """
     text = normalise(raw)
-    if not text.startswith("MSH"):
-        return Verdict("AE", errors=["not an HL7 v2 message: it must start with an MSH segment"])
-    try:
-        hl7.parse(text)
-    except Exception as error:  # python-hl7 raises several kinds on malformed text
-        return Verdict("AE", errors=[f"unparsable: {error}"])
-    verdict = Verdict(
-        "AA",
-        control_id=read(text, "MSH.10") or None,
-        message_type="^".join(filter(None, (read(text, "MSH.9.1"), read(text, "MSH.9.2")))),
-        trigger_event=read(text, "MSH.9.2") or None,
-    )
-    if not verdict.control_id:
-        verdict.ack_code = "AR"
-        verdict.errors.append("MSH-10 (message control id) is missing")
-    elif verdict.message_type not in accept:
-        verdict.ack_code = "AE"
-        verdict.errors.append(
-            f"message type {verdict.message_type or '(none)'} is not accepted here "
-            f"(accepted: {', '.join(accept)})"
-        )
-    elif strict:
-        problem = structure_problem(text)
-        if problem:
-            verdict.ack_code = "AE"
-            verdict.errors.append(problem)
-    return verdict
-
-
-def structure_problem(text: str) -> str | None:
-    """hl7apy's strict structure validation of the message; None when it is valid."""
-    from hl7apy.consts import VALIDATION_LEVEL
-    from hl7apy.parser import parse_message
-
-    try:
-        parse_message(text, validation_level=VALIDATION_LEVEL.STRICT).validate()
-    except Exception as error:  # hl7apy raises its own errors and ValueErrors alike
-        return f"structure invalid: {error}"
-    return None
-
-
-def ack_message(raw: str, verdict: Verdict, stamp: str, control_id: str, version: str) -> str:
-    """The ACK as pipe-delimited text: MSH, MSA, and an ERR segment per error."""
-    text = normalise(raw)
-    try:
-        message = hl7.parse(text) if verdict.message_type is not None else None
-    except Exception:
-        message = None
-    if message is None:  # nothing to answer from: a bare ACK that still says what went wrong
-        lines = [
-            f"MSH|^~\\&|ASSAY||||{stamp}||ACK|{control_id}|P|{version}",
-            f"MSA|{verdict.ack_code}|",
-        ]
-    else:
-        ack = message.create_ack(verdict.ack_code, message_id=control_id)
-        ack.segment("MSH").assign_field(stamp, 7)  # the world's clock, never the machine's
-        if not str(ack.segment("MSH")(12)):
-            ack.segment("MSH").assign_field(version, 12)
-        lines = [line for line in str(ack).split("\r") if line]
-    lines += [f"ERR|||207|E||||{_escaped(error)}" for error in verdict.errors]
+    separators = encoding(text)
+    field, component = separators[0], separators[1]
+    got = (lambda path: read(text, path) or "") if text.startswith("MSH") else (lambda _: "")
+    header = [
+        "MSH",
+        "".join(separators[1:]).rstrip(),
+        got("MSH.5"),
+        got("MSH.6"),
+        got("MSH.3"),
+        got("MSH.4"),
+        stamp,
+        "",
+        component.join(("ACK", verdict.trigger_event or "", "ACK")),
+        control_id,
+        verdict.processing_id if verdict.processing_id in PROCESSING_IDS else "P",
+        verdict.version if verdict.version in SUPPORTED_VERSIONS else version,
+    ]
+    lines = [field.join(header), field.join(["MSA", code, verdict.control_id or HL7_NULL])]
+    if code != "CA":  # a commit accept says only that the message is kept
+        lines += [error.segment(separators) for error in verdict.errors]
     return "\r".join(lines)
 
 
-def _escaped(text: str) -> str:
-    """Free text inside a field: the separators escaped as HL7 escapes them."""
-    table = {"\\": "\\E\\", "|": "\\F\\", "^": "\\S\\", "~": "\\R\\", "&": "\\T\\"}
-    return "".join(table.get(char, char) for char in text.replace("\r", " ").replace("\n", " "))
+def _wanted(condition: str, succeeded: bool) -> bool:
+    """Whether an ACK is sent under a table 0155 condition; an empty one in enhanced mode is NE."""
+    return (
+        condition == "AL"
+        or (condition == "ER" and not succeeded)
+        or (condition == "SU" and succeeded)
+    )

@@ -11,9 +11,10 @@ from assay.errors import SpecError
 from assay.spec.files import shown
 from assay.world.services.base import Service, canonical
 from assay.world.services.healthcare.events import EVENTS_TABLE, next_row_id, record_event
-from assay.world.services.healthcare.hl7.acks import DEFAULT_ACCEPT, Verdict, ack_message, judge
+from assay.world.services.healthcare.hl7.acks import ack_message, answer_codes
 from assay.world.services.healthcare.hl7.paths import normalise, read, segments
 from assay.world.services.healthcare.hl7.tools import HL7_TOOLS
+from assay.world.services.healthcare.hl7.verdicts import DEFAULT_ACCEPT, Verdict, judge
 
 TABLE = """
 CREATE TABLE IF NOT EXISTS sandbox_hl7_messages (
@@ -52,7 +53,7 @@ class Hl7Interface(Service):
             raw = normalise(path.read_text(encoding="utf-8"))
             verdict = judge(raw, tuple(options.get("accept", DEFAULT_ACCEPT)), strict=False)
             if verdict.message_type is None:
-                raise SpecError(shown(path), None, verdict.errors[0])
+                raise SpecError(shown(path), None, verdict.reasons[0])
             row = (name, "inbound", verdict.message_type, verdict.trigger_event)
             db.execute(
                 INSERT_MESSAGE,
@@ -76,19 +77,26 @@ class Hl7Interface(Service):
             return {"messages": self._inbox()}
         raw = normalise(str(payload["message"]))
         verdict = judge(raw, self.accept, self.strict)
-        self.acks += 1
-        ack = ack_message(
-            raw, verdict, _hl7_time(self.world.clock.stamp()), f"ACK{self.acks:05d}", self.version
-        )
+        stamp = _hl7_time(self.world.clock.stamp())
+        acks = [
+            ack_message(raw, verdict, code, stamp, self._next_control_id(), self.version)
+            for code in answer_codes(verdict)
+        ]
         message_id = self._keep(raw, verdict)
         return {
-            "ack": ack,
+            "ack": acks[-1] if acks else None,
+            "acks": acks,
             "ack_code": verdict.ack_code,
+            "commit_code": verdict.commit_code if verdict.enhanced else None,
             "control_id": verdict.control_id,
             "message_id": message_id,
             "message_type": verdict.message_type,
-            "errors": verdict.errors,
+            "errors": verdict.reasons,
         }
+
+    def _next_control_id(self) -> str:
+        self.acks += 1
+        return f"ACK{self.acks:05d}"
 
     def duplicate_key(self, operation: str, payload: dict[str, Any]) -> str:
         """The same message sent twice, whatever its times (MSH-7, EVN-2) and control id (MSH-10)."""

@@ -10,7 +10,8 @@ from assay.world.tools import Tool
 
 def hl7_send(world: Any, message: str, service: str | None = None) -> dict[str, Any]:
     """Send one HL7 v2 message (pipe-delimited, segments separated by carriage returns or new
-    lines) to the interface engine; returns its ACK (AA accepted, AE error, AR rejected).
+    lines) to the interface engine; returns its ACK (AA accepted, AE error, AR rejected), or in
+    enhanced mode (MSH-15/MSH-16 valued) the commit and application ACKs those fields ask for.
 
     Args:
         message: The whole message, starting with its MSH segment.

@@ -1,5 +1,6 @@
 """X12 5010 interchanges the clearinghouse answers with, from templates: control numbers from the
-service's counters, dates from the world's clock."""
+service's counters, dates from the world's clock. Segments are built element by element, so every
+element sits at its guide position (NM1 is always NM101..NM109)."""
 
 from __future__ import annotations
 
@@ -16,117 +17,60 @@ class Envelope:
     now: datetime
 
 
-def interchange(envelope: Envelope, functional: str, version: str, body: list[str]) -> str:
-    """ISA/GS/ST … SE/GE/IEA around `body` (the segments between ST and SE)."""
+def segment(*elements: str | None) -> str:
+    """One segment from its id and elements in order; trailing empty elements are left off."""
+    values = ["" if value is None else str(value) for value in elements]
+    while len(values) > 1 and values[-1] == "":
+        values.pop()
+    return "*".join(values)
+
+
+def nm1(
+    entity: str, person: bool, last: str, first: str = "", qualifier: str = "", ident: str = ""
+) -> str:
+    """NM1: entity (NM101), person 1 / organisation 2 (NM102), last or organisation name (NM103),
+    first name (NM104), id qualifier (NM108) and id (NM109); NM105..NM107 are left empty."""
+    kind = "1" if person else "2"
+    return segment("NM1", entity, kind, last.upper(), first.upper(), "", "", "", qualifier, ident)
+
+
+def isa(envelope: Envelope, acknowledgment: bool = False) -> str:
+    """The ISA segment (fixed width); ISA14 is 1 only where a TA1 is asked for."""
     date, time = envelope.now.strftime("%y%m%d"), envelope.now.strftime("%H%M")
-    number = f"{envelope.control:09d}"
-    isa = (
+    return (
         f"ISA*00*{'':10}*00*{'':10}*ZZ*{envelope.sender:<15}*ZZ*{envelope.receiver:<15}"
-        f"*{date}*{time}*^*00501*{number}*0*T*:"
+        f"*{date}*{time}*^*00501*{envelope.control:09d}*{int(acknowledgment)}*T*:"
     )
+
+
+def interchange(envelope: Envelope, functional: str, version: str, body: list[str]) -> str:
+    """ISA/GS/ST … SE/GE/IEA around `body` (the transaction set code, then the segments between
+    ST and SE)."""
+    time = envelope.now.strftime("%H%M")
     st_control = f"{envelope.control:04d}"
-    set_code = body[0]
-    body = body[1:]
-    segments = [
-        isa,
+    set_code, segments = body[0], body[1:]
+    whole = [
+        isa(envelope),
         f"GS*{functional}*{envelope.sender}*{envelope.receiver}*{envelope.now:%Y%m%d}*{time}"
         f"*{envelope.control}*X*{version}",
         f"ST*{set_code}*{st_control}*{version}",
-        *body,
-        f"SE*{len(body) + 2}*{st_control}",
+        *segments,
+        f"SE*{len(segments) + 2}*{st_control}",
         f"GE*1*{envelope.control}",
-        f"IEA*1*{number}",
+        f"IEA*1*{envelope.control:09d}",
     ]
-    return "~".join(segments) + "~"
+    return "~".join(whole) + "~"
+
+
+def ta1_interchange(envelope: Envelope, received: dict[str, str], code: str) -> str:
+    """An interchange holding one TA1 for the received ISA (its ISA13, ISA09, ISA10): accepted
+    (TA104 A, TA105 000) or rejected (R and the X12.5 interchange note code)."""
+    note = "A" if code == "000" else "R"
+    ta1 = segment("TA1", received["control"], received["date"], received["time"], note, code)
+    return "~".join([isa(envelope), ta1, f"IEA*0*{envelope.control:09d}"]) + "~"
 
 
 def money(value: str) -> str:
     """Dollars as X12 writes them: `25`, `1500`, `12.5`."""
     amount = Decimal(value or "0").normalize()
     return format(amount, "f")
-
-
-def eligibility_body(
-    request: dict[str, str],
-    payer: dict[str, str] | None,
-    member: dict[str, str] | None,
-    problem: str | None,
-    now: datetime,
-    trace: str,
-) -> list[str]:
-    """The 271's segments: payer, provider, subscriber, then AAA (a problem) or EB benefits."""
-    service_type = request.get("service_type") or "30"
-    payer_name = payer["name"] if payer else "UNKNOWN PAYER"
-    segments = [
-        "271",
-        f"BHT*0022*11*{trace}*{now:%Y%m%d}*{now:%H%M}",
-        "HL*1**20*1",
-        f"NM1*PR*2*{payer_name.upper()}*****PI*{request.get('payer_id', '')}",
-        "HL*2*1*21*1",
-        f"NM1*1P*2*{request.get('provider', 'GENERAL HOSPITAL')}*****XX*1234567893",
-        "HL*3*2*22*0",
-        f"TRN*2*{trace}*9123456789",
-    ]
-    if member is None or problem is not None:
-        last, first = (request.get("last") or "").upper(), (request.get("first") or "").upper()
-        segments.append(f"NM1*IL*1*{last}*{first}****MI*{request.get('member_id', '')}")
-        segments.append(f"AAA*Y**{problem or '75'}*C")
-        return segments
-    segments += [
-        f"NM1*IL*1*{member['last'].upper()}*{member['first'].upper()}****MI*{member['member_id']}",
-        f"DMG*D8*{member['dob'].replace('-', '')}",
-        f"DTP*291*D8*{now:%Y%m%d}",
-    ]
-    if member["active"] != "true":
-        return [*segments, f"EB*6*IND*{service_type}**{member['plan'].upper()}"]
-    segments.append(f"EB*1*IND*{service_type}**{member['plan'].upper()}")
-    if member.get("copay"):
-        segments.append(f"EB*B*IND*{service_type}***27*{money(member['copay'])}")
-    if member.get("deductible"):
-        segments.append(f"EB*C*IND*{service_type}***23*{money(member['deductible'])}")
-    if member.get("coinsurance"):
-        share = Decimal(member["coinsurance"]) / 100
-        segments.append(f"EB*A*IND*{service_type}*****{money(str(share))}")
-    return segments
-
-
-def status_body(
-    request: dict[str, str], claim: dict[str, str] | None, now: datetime, trace: str
-) -> list[str]:
-    """The 277's segments: the claim's STC from claims.csv, or A4:35 (not found)."""
-    if claim is None:
-        stc = f"STC*A4:35*{now:%Y%m%d}"
-    else:
-        paid = money(claim.get("paid") or "0")
-        charge = money(claim.get("charge") or claim.get("paid") or "0")  # STC04 charge, STC05 paid
-        status = f"{claim['status_category']}:{claim['status_code']}"
-        stc = f"STC*{status}*{now:%Y%m%d}**{charge}*{paid}"
-    return [
-        "277",
-        f"BHT*0010*08*{trace}*{now:%Y%m%d}*{now:%H%M}*DG",
-        "HL*1**20*1",
-        f"NM1*PR*2*PAYER*****PI*{request.get('payer_id', '')}",
-        "HL*2*1*21*1",
-        "NM1*41*2*GENERAL HOSPITAL*****46*GENHOSP01",
-        "HL*3*2*19*1",
-        "NM1*1P*2*GENERAL HOSPITAL*****XX*1234567893",
-        "HL*4*3*22*0",
-        f"NM1*IL*1*****MI*{request.get('member_id', '')}",
-        f"TRN*2*{request.get('claim_id', '')}",
-        stc,
-        f"REF*1K*{request.get('claim_id', '')}",
-    ]
-
-
-def acceptance_body(claims: list[tuple[str, str]], accepted: bool, now: datetime) -> list[str]:
-    """A 277CA: each claim (id, charge) accepted (A1:20) or rejected (A3:21) into adjudication."""
-    segments = [
-        "277",
-        f"BHT*0085*08*277CA*{now:%Y%m%d}*{now:%H%M}*TH",
-        "HL*1**20*1",
-        "NM1*AY*2*CLEARINGHOUSE*****46*CLEARINGHOUSE",
-    ]
-    status = "A1:20" if accepted else "A3:21"
-    for claim_id, charge in claims:
-        segments += [f"TRN*2*{claim_id}", f"STC*{status}*{now:%Y%m%d}*WQ*{charge}"]
-    return segments

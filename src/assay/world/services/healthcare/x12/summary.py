@@ -5,15 +5,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from assay.world.services.healthcare.x12.build import nm1, segment
 from assay.world.services.healthcare.x12.paths import Interchange, read
-from assay.world.services.healthcare.x12.validate import Validation
 
 AAA_REASONS = {
-    "42": "unable to respond now: unknown payer",
+    "42": "unable to respond now",
     "71": "date of birth does not match",
     "72": "invalid member id",
     "75": "subscriber not found",
+    "77": "subscriber found, patient not found",
+    "79": "invalid participant identification: unknown payer",
 }
+TRACE_ORIGINATOR = "9877281234"  # TRN03 of the built 270: "1" and the provider's EIN
+SUBSCRIBER, DEPENDENT = "22", "23"  # HL03 of the 270/276 subscriber and dependent levels
 
 
 def _text(document: Interchange, path: str) -> str | None:
@@ -21,58 +25,125 @@ def _text(document: Interchange, path: str) -> str | None:
     return str(found) if found not in (None, "") else None
 
 
-def from_270(document: Interchange) -> dict[str, str]:
+def _levels(document: Interchange) -> dict[str, list[list[str]]]:
+    """The segments of each hierarchical level (HL03 code), first level of each code only."""
+    levels: dict[str, list[list[str]]] = {}
+    current: list[list[str]] | None = None
+    for seg in document.segments:
+        if seg[0] == "HL":
+            code = seg[3] if len(seg) > 3 else ""
+            current = levels.setdefault(code, []) if code not in levels else None
+        elif current is not None and seg[0] not in ("SE", "GE", "IEA"):
+            current.append(seg)
+    return levels
+
+
+def _first(segments: list[list[str]], name: str, qualifier: str | None = None) -> list[str]:
+    for seg in segments:
+        if seg[0] == name and (qualifier is None or (len(seg) > 1 and seg[1] == qualifier)):
+            return seg + [""] * 10
+    return [""] * 11
+
+
+def _named(seg: list[str]) -> dict[str, str]:
+    fields = {"entity": seg[1], "kind": seg[2], "last": seg[3], "first": seg[4]}
+    fields.update(qualifier=seg[8], id=seg[9])
+    return {key: value for key, value in fields.items() if value}
+
+
+def _traces(segments: list[list[str]]) -> list[list[str]]:
+    return [seg for seg in segments if seg[0] == "TRN" and len(seg) > 2 and seg[1] == "1"]
+
+
+def _kept(fields: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in fields.items() if value not in (None, "", [], {})}
+
+
+def from_270(document: Interchange) -> dict[str, Any]:
+    levels = _levels(document)
+    subscriber, dependent = levels.get(SUBSCRIBER, []), levels.get(DEPENDENT, [])
+    member = _first(subscriber, "NM1", "IL")
+    patient = _first(dependent, "NM1", "03")
     fields = {
-        "member_id": _text(document, "NM1[NM101=IL].09"),
-        "last": _text(document, "NM1[NM101=IL].03"),
-        "first": _text(document, "NM1[NM101=IL].04"),
+        "reference": _text(document, "BHT.03"),
+        "member_id": member[9],
+        "last": member[3],
+        "first": member[4],
         "payer_id": _text(document, "NM1[NM101=PR].09"),
-        "dob": _text(document, "DMG.02"),
+        "payer_name": _text(document, "NM1[NM101=PR].03"),
+        "provider": _named(_first(levels.get("21", []), "NM1")),
+        "dob": _first(subscriber, "DMG")[2],
         "service_type": _text(document, "EQ.01"),
+        "subscriber_traces": _traces(subscriber),
+        "dependent_traces": _traces(dependent),
+        "dependent": _kept({"last": patient[3], "first": patient[4]}) if dependent else None,
     }
-    return {key: value for key, value in fields.items() if value is not None}
+    return _kept(fields)
 
 
-def body_270(ask: dict[str, str]) -> list[str]:
+def body_270(ask: dict[str, str], trace: str) -> list[str]:
+    """A 270 from the tool's fields; `trace` is its subscriber TRN*1 (echoed in the 271)."""
     dob = (ask.get("dob") or "").replace("-", "")
     segments = [
         "270",
-        "BHT*0022*13*ELIG*20260101*0000",
+        segment("BHT", "0022", "13", trace, "20260101", "0000"),
         "HL*1**20*1",
-        f"NM1*PR*2*PAYER*****PI*{ask.get('payer_id', '')}",
+        nm1("PR", False, "PAYER", qualifier="PI", ident=ask.get("payer_id", "")),
         "HL*2*1*21*1",
-        "NM1*1P*2*GENERAL HOSPITAL*****XX*1234567893",
+        nm1("1P", False, "GENERAL HOSPITAL", qualifier="XX", ident="1234567893"),
         "HL*3*2*22*0",
-        f"NM1*IL*1*****MI*{ask.get('member_id', '')}",
+        segment("TRN", "1", trace, TRACE_ORIGINATOR),
+        nm1("IL", True, ask.get("last", ""), ask.get("first", ""), "MI", ask.get("member_id", "")),
     ]
     if dob:
         segments.append(f"DMG*D8*{dob}")
     return [*segments, f"EQ*{ask.get('service_type') or '30'}"]
 
 
-def from_276(document: Interchange) -> dict[str, str]:
+def from_276(document: Interchange) -> dict[str, Any]:
+    levels = _levels(document)
+    subscriber = levels.get(SUBSCRIBER, [])
+    member = _first(subscriber, "NM1", "IL")
+    trace = _first(subscriber, "TRN", "1")[2]
+    payer_number = _first(subscriber, "REF", "1K")[2]
+    patient_number = _first(subscriber, "REF", "EJ")[2]
+    dates = _first(subscriber, "DTP", "472")
     fields = {
-        "claim_id": _text(document, "TRN.02") or _text(document, "REF[REF01=1K].02"),
-        "member_id": _text(document, "NM1[NM101=IL].09"),
+        "reference": _text(document, "BHT.03"),
+        "trace": trace,
+        "payer_claim_number": payer_number,
+        "patient_control_number": patient_number,
+        "claim_id": payer_number or patient_number or trace,
+        "charge": _first(subscriber, "AMT", "T3")[2],
+        "service_date": [dates[2], dates[3]] if dates[3] else None,
+        "member_id": member[9],
+        "last": member[3],
+        "first": member[4],
         "payer_id": _text(document, "NM1[NM101=PR].09"),
+        "receiver": _named(_first(levels.get("21", []), "NM1", "41")),
+        "provider": _named(_first(levels.get("19", []), "NM1", "1P")),
     }
-    return {key: value for key, value in fields.items() if value is not None}
+    return _kept(fields)
 
 
-def body_276(ask: dict[str, str]) -> list[str]:
-    return [
+def body_276(ask: dict[str, str], trace: str) -> list[str]:
+    """A 276 from the tool's fields: the claim id as its patient control number (REF*EJ)."""
+    segments = [
         "276",
-        "BHT*0010*13*STATUS*20260101*0000",
+        segment("BHT", "0010", "13", trace, "20260101", "0000"),
         "HL*1**20*1",
-        f"NM1*PR*2*PAYER*****PI*{ask.get('payer_id', '')}",
+        nm1("PR", False, "PAYER", qualifier="PI", ident=ask.get("payer_id", "")),
         "HL*2*1*21*1",
-        "NM1*41*2*GENERAL HOSPITAL*****46*GENHOSP01",
+        nm1("41", False, "GENERAL HOSPITAL", qualifier="46", ident="GENHOSP01"),
         "HL*3*2*19*1",
-        "NM1*1P*2*GENERAL HOSPITAL*****XX*1234567893",
+        nm1("1P", False, "GENERAL HOSPITAL", qualifier="XX", ident="1234567893"),
         "HL*4*3*22*0",
-        f"NM1*IL*1*****MI*{ask.get('member_id', '')}",
-        f"TRN*1*{ask.get('claim_id', '')}",
+        nm1("IL", True, ask.get("last", ""), ask.get("first", ""), "MI", ask.get("member_id", "")),
+        segment("TRN", "1", trace),
     ]
+    if ask.get("claim_id"):
+        segments.append(segment("REF", "EJ", ask["claim_id"]))
+    return segments
 
 
 def of_271(document: Interchange) -> dict[str, Any]:
@@ -92,32 +163,16 @@ def of_271(document: Interchange) -> dict[str, Any]:
 
 def of_277(document: Interchange) -> dict[str, Any]:
     return {
-        "claim_id": _text(document, "REF[REF01=1K].02"),
+        "claim_id": _text(document, "REF[REF01=EJ].02") or _text(document, "REF[REF01=1K].02"),
         "status_category": _text(document, "STC.01-1"),
         "status_code": _text(document, "STC.01-2"),
         "paid": _text(document, "STC.05"),
     }
 
 
-def body_999(document: Interchange, checked: Validation) -> list[str]:
-    """AK1/AK2, pyx12's IK3/IK4 error segments, IK5 and AK9: accepted (A) or rejected (R)."""
-    group = _text(document, "GS.06") or "1"
-    version = _text(document, "GS.08") or "005010X222A1"
-    st = _text(document, "ST.02") or "0001"
-    errors = []
-    if checked.ack:
-        for part in checked.ack.split("~"):
-            part = part.strip()
-            if part.startswith(("IK3*", "IK4*", "CTX*")):
-                errors.append(part)
-    code = "A" if checked.valid else "R"
-    ik5 = "IK5*A" if checked.valid else "IK5*R*5"
-    accepted = "1" if checked.valid else "0"
-    return [
-        "999",
-        f"AK1*HC*{group}*{version}",
-        f"AK2*837*{st}*{version}",
-        *errors,
-        ik5,
-        f"AK9*{code}*1*1*{accepted}",
-    ]
+def of_999(document: Interchange) -> dict[str, Any]:
+    return {
+        "accepted": _text(document, "AK9.01") in ("A", "E"),
+        "set_codes": [seg[2:] for seg in document.segments if seg[0] == "IK5"],
+        "group": _text(document, "AK9.01"),
+    }

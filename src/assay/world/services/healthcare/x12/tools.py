@@ -62,7 +62,7 @@ def x12_claim_status(
 
 def x12_submit(world: Any, raw_837: str, service: str | None = None) -> dict[str, Any]:
     """Submit claims (an X12 837P or 837I interchange); returns the 999 acknowledgment (accepted
-    or rejected per the 5010 implementation guide) and a 277CA per claim.
+    or rejected per the 5010 implementation guide) and, when it is accepted, a 277CA.
 
     Args:
         raw_837: The whole interchange, ISA to IEA.

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assay.verify.rewards import parse_reward_json, parse_reward_text, read_rewards
+from assay.world.rewards import parse_reward_json, parse_reward_text, read_rewards
 
 
 class Row(NamedTuple):
