@@ -1,5 +1,6 @@
-"""A local stand-in for an OpenAI-compatible Chat Completions server: real HTTP on a free loopback
-port, scripted replies, and the failures a real provider has (429, 5xx, slowness, bad tool calls)."""
+"""A local stand-in for a model server: real HTTP on a free loopback port, speaking OpenAI chat
+completions, OpenAI responses and Anthropic messages (whole or streamed, see modelwire), scripted
+replies, and the failures a real provider has (429, 5xx, slowness, bad tool calls)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,11 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import modelwire
+
 Reply = dict[str, Any]  # {"content": text} or {"calls": [(name, args or raw JSON text)]}
+# The routes the stand-in answers, each by the API it speaks.
+ROUTES = {"/v1/chat/completions": "chat", "/v1/responses": "responses", "/v1/messages": "messages"}
 
 
 def solution_replies(task: Any) -> list[Reply]:
@@ -35,12 +40,35 @@ class ScriptedModel:
 
     def __call__(self, body: dict[str, Any]) -> Reply:
         messages = body["messages"]
-        request = next(m["content"] for m in messages if m["role"] == "user")
-        answered = sum(1 for m in messages if m["role"] == "assistant")
-        script = self.scripts.get(request, [])
+        users = [i for i, m in enumerate(messages) if m["role"] == "user"]
+        # The first user message a script is for (an agent may send examples before the request);
+        # the replies the model gave after it, its answers in this conversation.
+        found = [
+            (i, s)
+            for i in users
+            if (s := script_for(self.scripts, text_of(messages[i]["content"])))
+        ]
+        start, script = found[0] if found else (users[0] if users else 0, [])
+        answered = sum(1 for m in messages[start:] if m["role"] == "assistant")
         if answered < len(script):
             return script[answered]
         return {"calls": [("finish", {"output": "done"})]}
+
+
+def text_of(content: Any) -> str:
+    """A message's text, whether a string or a list of parts."""
+    if isinstance(content, str):
+        return content
+    return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+
+
+def script_for(scripts: dict[str, list[Reply]], request: str) -> list[Reply]:
+    """The script of the request itself, else of the one request it quotes (a CLI agent wraps the
+    instruction in its own prompt)."""
+    if request in scripts:
+        return scripts[request]
+    quoted = [script for key, script in scripts.items() if key and key in request]
+    return quoted[0] if len(quoted) == 1 else []
 
 
 class StandIn:
@@ -82,7 +110,8 @@ class StandIn:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    def answer(self, body: dict[str, Any], api: str = "chat") -> tuple[int, dict[str, Any]]:
+        """The reply to one request in `api`'s shape (or the error of a failure set with `fail`)."""
         with self._lock:
             self.bodies.append(body)
             if self._failures:
@@ -104,13 +133,19 @@ class StandIn:
         time.sleep(self.latency_s)
         with self._lock:
             self.in_flight -= 1
-        reply = self.model(body)
-        prompt = sum(len(json.dumps(m)) for m in body["messages"]) // 4
+        messages = modelwire.conversation(api, body)
+        reply = self.model({**body, "messages": messages})
+        prompt = sum(len(json.dumps(m)) for m in messages) // 4
         completion = 10
         with self._lock:
             self.served_tokens[0] += prompt
             self.served_tokens[1] += completion
-        return 200, completion_json(body["model"], number, reply, prompt, completion)
+        write = {
+            "chat": completion_json,
+            "responses": modelwire.response_object,
+            "messages": modelwire.anthropic_message,
+        }[api]
+        return 200, write(body.get("model", ""), number, reply, prompt, completion)
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         stand_in = self
@@ -119,14 +154,18 @@ class StandIn:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
-                if self.path.rstrip("/") != "/v1/chat/completions":
+                api = ROUTES.get(self.path.split("?")[0].rstrip("/"))
+                if api is None:
                     status, answer = 404, {"error": {"message": "no such route"}}
                 else:
-                    status, answer = stand_in.answer(body)
+                    status, answer = stand_in.answer(body, api)
+                kind = "application/json"
                 data = json.dumps(answer).encode()
+                if status == 200 and body.get("stream") and api != "chat":
+                    kind, data = "text/event-stream", modelwire.sse(STREAMS[api](answer))
                 try:
                     self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Type", kind)
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
                     self.wfile.write(data)
@@ -137,6 +176,9 @@ class StandIn:
                 pass
 
         return Handler
+
+
+STREAMS = {"responses": modelwire.response_events, "messages": modelwire.anthropic_events}
 
 
 def completion_json(

@@ -135,7 +135,8 @@ def run(
     base_url: Annotated[
         str | None,
         typer.Option(
-            help="model:<name> agents: an OpenAI-compatible endpoint (else $OPENAI_BASE_URL)."
+            help="model:<name> and cli:<name> agents: the model endpoint (else $OPENAI_BASE_URL, "
+            "or $ANTHROPIC_BASE_URL for an agent of Anthropic's API)."
         ),
     ] = None,
     temperature: Annotated[
@@ -215,7 +216,7 @@ def run(
         require_sdk("--customer model:…")
         os.environ["ASSAY_CUSTOMER_MODEL"] = customer
     uses_model = judge_model is not None or customer is not None
-    if (agent is not None and agent.startswith("model:")) or uses_model:
+    if (agent is not None and agent.startswith(("model:", "cli:"))) or uses_model:
         from assay.cli.model_options import set_model_options
 
         set_model_options(
@@ -232,7 +233,7 @@ def run(
         concurrency > 1
         and agent is not None
         and ":" in agent
-        and not agent.startswith(("model:", "replay:", "wrong:"))
+        and not agent.startswith(("model:", "replay:", "wrong:", "cli:"))
     ):
         raise UsageError("--concurrency: a Python class agent acts in one process; use --workers")
     if pass_threshold is not None:

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from assay.errors import UsageError
 from assay.runs.aggregate import Figures, aggregate
 from assay.runs.benchmark import Benchmark
 from assay.runs.execute import Executor, SerialExecutor
@@ -64,6 +65,8 @@ def prepare(
     """The planned task runs, less the tasks in `leave_out`; UsageError before anything runs if
     the agent cannot run a task."""
     require_tasks(benchmark.world.root)
+    if agent.startswith("cli:") and benchmark.world.sandbox is None:
+        raise UsageError(f"--agent {agent}: CLI agents run container-format tasks only")
     made = agent_factory(agent)
     tasks = [t for t in select_tasks(benchmark.world, task_ids, splits) if t.id not in leave_out]
     for task in tasks:

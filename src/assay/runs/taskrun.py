@@ -28,7 +28,7 @@ def run_task(
 ) -> TaskRunResult:
     started = time.perf_counter()
     try:
-        session = Session(benchmark.world, task)
+        session = Session(benchmark.world, task, installed=getattr(agent, "installed", None))
     except (
         AssayError,
         OSError,
@@ -40,6 +40,9 @@ def run_task(
         )
     try:
         drive(session, agent)
+        collect = getattr(agent, "collect", None)  # a CLI agent's log, read from its sandbox
+        if collect is not None and session.live.trial is not None:
+            collect(session.live.trial)
         result = grade(
             session,
             benchmark.verifiers,

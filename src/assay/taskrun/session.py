@@ -46,7 +46,8 @@ class SessionOver(RuntimeError):
 
 
 class Session:
-    def __init__(self, world: World, task: TaskSpec):
+    def __init__(self, world: World, task: TaskSpec, *, installed: Any = None):
+        """`installed`: a command-line agent the task's sandbox installs (container tasks)."""
         self.world = world
         self.task = task
         self.live: LiveWorld = world.reset()
@@ -67,7 +68,9 @@ class Session:
             max_turns=task.max_turns, max_contacts=task.max_contacts, time_limit_s=task.time_limit_s
         )
         self._events: list[Event] = [customer_message(task.customer.request)]
-        problem = self.live.begin(task)  # before the clock starts: building is not the agent's time
+        problem = self.live.begin(
+            task, installed
+        )  # before the clock starts: building is not the agent's time
         self._deadline = (
             time.monotonic() + task.time_limit_s if task.time_limit_s is not None else None
         )

@@ -106,12 +106,13 @@ class LiveWorld:
         }
         self.trial: Any = None  # the task's sandbox phases, in a container-format world
 
-    def begin(self, task: TaskSpec) -> str | None:
-        """Get the task's outside parts ready (a sandbox world starts and builds its sandbox);
-        None when ready, else why the task run cannot start."""
+    def begin(self, task: TaskSpec, installed: Any = None) -> str | None:
+        """Get the task's outside parts ready (a sandbox world starts and builds its sandbox, with
+        `installed`, a command-line agent, in it); None when ready, else why the task run cannot
+        start."""
         if self.world.sandbox is None:
             return None
-        self.trial = self.world.sandbox.trial(task.id)
+        self.trial = self.world.sandbox.trial(task.id, installed)
         return self.trial.start()
 
     def advance(self) -> str | None:

@@ -1,4 +1,5 @@
-"""Turn `--agent` text into agents: noop, reference, wrong:<name>, replay:<path>, module:Class.
+"""Turn `--agent` text into agents: noop, reference, wrong:<name>, replay:<path>, model:<name>,
+cli:<name> (a command-line agent in a container task's sandbox) or module:Class.
 
 The built-in agents only send actions and run in-process; a user's class runs in a process of its
 own (`isolated.py`), so it holds no handle on the world.
@@ -51,11 +52,15 @@ def agent_factory(name: str, *, action_timeout_s: float = DEFAULT_ACTION_TIMEOUT
         return lambda task, repeat=0: ModelAgent(model, options, client, gate)
     if name.startswith("replay:"):
         return Replays(Path(name.removeprefix("replay:")))
+    if name.startswith("cli:"):
+        from assay.taskrun.agents.cli import CliAgents
+
+        return CliAgents(name.removeprefix("cli:"))
     if ":" in name:
         return IsolatedAgents(name, action_timeout_s)
     raise UsageError(
         f"--agent: unknown agent {name!r}; use noop, reference (or oracle), wrong:<name>, "
-        "replay:<file or directory>, model:<name> or module:Class"
+        "replay:<file or directory>, model:<name>, cli:<name> or module:Class"
     )
 
 

@@ -19,7 +19,7 @@ from assay.world.sandbox.dockerfile import BuildPlan
 from assay.world.sandbox.host import sandbox_root
 from assay.world.snapshot import cache_dir
 
-__all__ = ["BaseFor", "BuildFailed", "cached_layer", "layers_dir"]
+__all__ = ["BaseFor", "BuildFailed", "cached_layer", "layers_dir", "locked"]
 
 DONE = ".done"
 BaseFor = Callable[[str | None], Path]  # the base root a stage's FROM image is built over
@@ -59,7 +59,7 @@ def _layer(
     layer = folder / key
     if (folder / f"{key}{DONE}").exists():
         return layer
-    with _locked(folder / f"{key}.lock"):
+    with locked(folder / f"{key}.lock"):
         if (folder / f"{key}{DONE}").exists():  # another process built it while we waited
             return layer
         home = Path(tempfile.mkdtemp(prefix="build-", dir=sandbox_root()))
@@ -80,7 +80,8 @@ def _layer(
 
 
 @contextmanager
-def _locked(path: Path) -> Iterator[None]:
+def locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on `path` (made if missing): one build of a layer at a time."""
     with path.open("a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:

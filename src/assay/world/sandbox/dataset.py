@@ -21,6 +21,7 @@ from assay.spec.verifier_choice import VerifierChoice, with_verifier_choice
 from assay.spec.world import DatabaseSpec, RoleSpec, WorldSpec
 from assay.world.live import World
 from assay.world.sandbox.imagemap import NO_USER, UserImages, load_user_images
+from assay.world.sandbox.installed import InstalledAgent
 from assay.world.sandbox.tools import EXEC, MAX_EXEC_TIMEOUT_S
 from assay.world.sandbox.trial import Trial
 
@@ -42,8 +43,10 @@ class SandboxTasks:
     keep: Path | None = None  # where each task run's trial folder is kept (--keep-artifacts)
     images: UserImages = NO_USER  # the images.toml mappings its task runs use
 
-    def trial(self, task_id: str) -> Trial:
-        return Trial(self.tasks[task_id], self.images, keep_logs=self.keep is not None)
+    def trial(self, task_id: str, installed: InstalledAgent | None = None) -> Trial:
+        """A task run's sandbox phases; `installed`, a command-line agent to install in it."""
+        keep = self.keep is not None
+        return Trial(self.tasks[task_id], self.images, keep_logs=keep, installed=installed)
 
 
 def load_sandbox_world(

@@ -51,6 +51,15 @@ def tail_of(path: Path, size: int, *, base: Path | None = None) -> bytes:
         return b""
 
 
+def head_of(path: Path, size: int, *, base: Path | None = None) -> bytes:
+    """The first `size` bytes of a regular file; b"" when there is none or it cannot be read."""
+    try:
+        with _regular(path, base) as fd:
+            return b"" if fd is None else _read(fd, size)
+    except OSError:
+        return b""
+
+
 def contains(path: Path, text: bytes, *, base: Path | None = None) -> bool:
     """Whether a regular file holds `text`, read in blocks (a test's output may be large)."""
     try:

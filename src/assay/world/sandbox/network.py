@@ -148,7 +148,7 @@ def _allowlist(pid: int, allowed_hosts: Sequence[str]) -> Network:
     except ValueError as error:
         raise NetworkFailed(f"allowed hosts: {error}") from None
     _ip(pid, "link", "set", "lo", "up")
-    listener = _listen_inside(pid)
+    listener = listen_inside(pid)
     network = Network("allowlist")
     network.proxy = Proxy(listener, allowlist, host_addresses(), network.refused)
     try:
@@ -174,7 +174,7 @@ def _offer_packages(network: Network, pid: int, allowlist: Allowlist | None) -> 
     """The host's package cache, served on a socket of the namespace's own loopback; its index
     variables join the commands' environment (a task's own settings win over them)."""
     server = cache_server(lambda: hostnet.host_facts()[0])
-    network.packages = server.offer(_listen_inside(pid), allowlist)
+    network.packages = server.offer(listen_inside(pid), allowlist)
     network.env.update(network.packages.env)
 
 
@@ -272,7 +272,7 @@ def _block(
             _ip(pid, family, "-batch", "-", stdin="\n".join(lines) + "\n")
 
 
-def _listen_inside(pid: int) -> socket.socket:
+def listen_inside(pid: int) -> socket.socket:
     """A TCP socket listening on 127.0.0.1 of the namespace of `pid`, made by a thread that joins it."""
     made: list[socket.socket | OSError] = []
 

@@ -7,6 +7,7 @@ import os
 import shutil
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +18,10 @@ from assay.world.sandbox.box import Options, Sandbox, SandboxError, release_laye
 from assay.world.sandbox.build import BuildFailed, cached_layer
 from assay.world.sandbox.confine import Limits
 from assay.world.sandbox.dockerfile import BuildPlan, build_key, plan_build
+from assay.world.sandbox.endpoint import EndpointRelay
 from assay.world.sandbox.entrypoint import start_entrypoint
 from assay.world.sandbox.host import sandbox_available, sandbox_root
+from assay.world.sandbox.hostfiles import head_of
 from assay.world.sandbox.imagemap import (
     BASE_FAILURES,
     NO_USER,
@@ -27,19 +30,32 @@ from assay.world.sandbox.imagemap import (
     build,
     lookup,
 )
+from assay.world.sandbox.installed import InstalledAgent, InstallFailed, agent_layer
 from assay.world.sandbox.output import exec_output
 from assay.world.sandbox.steps import Steps, combined_run, enter_step, next_instruction
 from assay.world.sandbox.verification import VerifierRun, verify
 
 DEFAULT_PIDS = 4096  # processes per sandbox when the task names none: a fork bomb stops there
 INCOMPLETE = "unsupported_instruction"  # the reason's first word when a plan is incomplete
+AGENT_LOGS = "/logs/agent"
 
 
 class Trial:
     """The sandbox phases of one task run; every sandbox is gone once `close` returns."""
 
-    def __init__(self, task: SandboxTask, images: UserImages = NO_USER, *, keep_logs: bool = False):
+    def __init__(
+        self,
+        task: SandboxTask,
+        images: UserImages = NO_USER,
+        *,
+        keep_logs: bool = False,
+        installed: InstalledAgent | None = None,
+    ):
         self.task = task
+        self.installed = installed  # a command-line agent to install and give its endpoint
+        self.agent_layer: Path | None = None
+        self.agent_env: dict[str, str] = {}  # the installed agent's variables, for its execs only
+        self.relay: EndpointRelay | None = None
         self.keep_logs = keep_logs  # copy /logs/agent out too, for a trial folder kept on disk
         self.config = task.config  # a multi-step task's: the current step's view of it
         self.steps = Steps(task.steps) if task.steps else None
@@ -200,10 +216,19 @@ class Trial:
                 return str(failed)
             except BASE_FAILURES as error:
                 return f"sandbox_failed: base root: {error}"
+        if self.installed is not None:
+            try:
+                below = [] if self.installed.over_base else self.layers
+                self.agent_layer = agent_layer(
+                    self.installed, base=self.base, layers=below, env=self.env
+                )
+            except InstallFailed as failed:
+                return str(failed)
         self.box = Sandbox.start(
-            self.home / "agent", base=self.base, layers=self.layers, options=self.options("agent")
+            self.home / "agent", base=self.base, layers=self.layers, options=self._agent_options()
         )
         self.notes.extend(note for note in self.box.notes if note not in self.notes)
+        self._give_endpoint()
         self.notes += start_entrypoint(self.box, self.plan, self.env)
         if self.task.dockerfile is None:
             self._upload_environment()
@@ -238,9 +263,32 @@ class Trial:
                 time.sleep(check.interval_sec if attempt else check.start_interval_sec)
         return f"healthcheck_failed: {check.command!r} did not succeed in {check.retries + 1} tries"
 
+    def _agent_options(self) -> Options:
+        """The agent phase's options; an installed agent's https endpoint joins its allowlist
+        (a task without the network gets an allowlist of that host alone)."""
+        options = self.options("agent")
+        host = self.installed.allowed_host if self.installed else None
+        if host is None or options.network == "public":
+            return options
+        hosts = (*options.allowed_hosts, host)
+        return replace(options, network="allowlist", allowed_hosts=hosts)
+
+    def _give_endpoint(self) -> None:
+        """An installed agent's variables, its endpoint's URL as it reaches it among them."""
+        agent = self.installed
+        if agent is None or self.box is None:
+            return
+        url = agent.endpoint
+        if agent.relayed and url is not None:
+            self.relay = EndpointRelay(self.box.pid1, url)
+            url = self.relay.url
+            self.notes.append(f"model endpoint relayed to {url}")
+        self.agent_env = {**agent.env, **dict.fromkeys(agent.base_url_env, url or "")}
+
     @property
     def layers(self) -> list[Path]:
-        return [self.layer] if self.layer else []
+        """The layers over the base root: the task's image, then an installed agent's."""
+        return [layer for layer in (self.layer, self.agent_layer) if layer is not None]
 
     @property
     def tests_dirs(self) -> tuple[Path, ...]:
@@ -269,7 +317,9 @@ class Trial:
             timeout_s = max(min(timeout_s, self._deadline - time.monotonic()), 0.001)
         self.agent_acted = True
         try:
-            result = self.box.exec(command, timeout_s=timeout_s, user=self.agent_user, env=self.env)
+            result = self.box.exec(
+                command, timeout_s=timeout_s, user=self.agent_user, env=self.env | self.agent_env
+            )
         except SandboxError as error:
             raise EnvironmentFailure(f"the task's sandbox failed: {error}") from None
         return exec_output(result)
@@ -283,8 +333,15 @@ class Trial:
             return None
         return next_instruction(self)
 
+    def agent_log(self, path: str, limit: int) -> bytes:
+        """The first `limit` bytes of a file the agent left under /logs/agent (b"" when none)."""
+        if self.box is None or not path.startswith(AGENT_LOGS + "/"):
+            return b""
+        return head_of(self.box.logs / path.removeprefix("/logs/"), limit, base=self.box.logs)
+
     def verify(self) -> VerifierRun:
         """Run the verification phases once; every sandbox is stopped when this returns."""
+        self._close_relay()  # the agent is done: its endpoint is no verifier's
         if self.result is None:
             if self.problem is not None or self.box is None or self.home is None:
                 self.result = VerifierRun.refused(self.problem or "the sandbox never started")
@@ -293,8 +350,14 @@ class Trial:
             self.result.notes[:0] = [n for n in self.notes if n not in self.result.notes]
         return self.result
 
+    def _close_relay(self) -> None:
+        if self.relay is not None:
+            self.relay.close()
+            self.relay = None
+
     def close(self) -> None:
         """Stop every sandbox and remove the task run's files."""
+        self._close_relay()
         if self.box is not None:
             self.box.stop()
         if self.home is not None:
