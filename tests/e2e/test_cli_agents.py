@@ -337,3 +337,30 @@ def test_an_https_endpoint_joins_the_agent_phases_allowlist_of_a_no_network_task
     assert "other.example.org 403" in printed
     assert any(line.startswith("models.example.org ") for line in printed)
     assert "models.example.org 403" not in printed
+
+
+def test_a_cli_agent_runs_again_for_each_step_with_that_steps_instruction(assay_cli, tmp_path):
+    """A multi-step task: after the agent finishes a step, it runs again with the next one."""
+    path = recipe(tmp_path, run='echo "$ASSAY_INSTRUCTION" >> /app/seen')
+    task = tmp_path / "steps"
+    seen_first = '[ "$(sed -n 1p /app/seen)" = "Say one." ]'
+    seen_both = seen_first + ' && [ "$(sed -n 2p /app/seen)" = "Say two." ]'
+    files = {
+        "task.toml": '[agent]\ntimeout_sec = 30\n[[steps]]\nname = "one"\n[[steps]]\nname = "two"\n',
+        "environment/Dockerfile": "FROM debian:bookworm-slim\nWORKDIR /app\n",
+        "steps/one/instruction.md": "Say one.",
+        "steps/two/instruction.md": "Say two.",
+        "steps/one/tests/test.sh": f"if {seen_first}; then echo 1; else echo 0; fi > /logs/verifier/reward.txt\n",
+        "steps/two/tests/test.sh": f"if {seen_both}; then echo 1; else echo 0; fi > /logs/verifier/reward.txt\n",
+    }
+    for relative, text in files.items():
+        (task / relative).parent.mkdir(parents=True, exist_ok=True)
+        (task / relative).write_text(text)
+        if relative.endswith(".sh"):
+            os.chmod(task / relative, 0o755)
+
+    run = run_json(assay_cli, str(task), "--agent", f"cli:{path}")
+
+    assert run["outcome"] == "verified", run.get("error")
+    steps = [step["rewards"] for step in run["checks"][0]["evidence"]["steps"]]
+    assert steps == [{"reward": 1.0}, {"reward": 1.0}]

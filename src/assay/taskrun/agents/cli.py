@@ -88,19 +88,27 @@ class CliAgent:
         self._ran = False
 
     def act(self, observation: Observation) -> AnyAction:
-        if self._ran:
+        """The agent's run, then a finish; in a multi-step task, a run again for each next step's
+        instruction (the customer's message after the finish), with that instruction."""
+        following = [e.text for e in observation.events if e.sender == "customer" and e.text]
+        if self._ran and not following:
             return Finish(finish="")
+        instruction = following[-1] if self._ran else None
         self._ran = True
-        return call("exec", command=self.command(), timeout_s=self.time_s)
+        return call("exec", command=self.command(instruction), timeout_s=self.time_s)
 
-    def command(self) -> str:
+    def command(self, instruction: str | None = None) -> str:
         """The recipe's run, its stdout and its stderr each kept in a log up to the cap and the
-        rest drained (an agent that floods its output still runs to its end), the tails printed."""
+        rest drained (an agent that floods its output still runs to its end), the tails printed;
+        `instruction` replaces the task's (a later step's)."""
         out = shlex.quote(self.output_log)
         err = shlex.quote(self.output_log.removesuffix(".txt") + ".stderr.txt")
         capped = f"head -c {OUTPUT_CAP_BYTES} > {{}}; cat > /dev/null"
+        given = (
+            "" if instruction is None else f"export ASSAY_INSTRUCTION={shlex.quote(instruction)}\n"
+        )
         return (
-            "mkdir -p /logs/agent && status=$(mktemp)\n"
+            given + "mkdir -p /logs/agent && status=$(mktemp)\n"
             f"{{ {{ ( {self.recipe.run}\n) </dev/null; echo $? > $status; }} 2>&1 1>&3 3>&- | "
             f"{{ {capped.format(err)}; }}; }} 3>&1 | {{ {capped.format(out)}; }}\n"
             f"tail -c 1000 {err}; tail -c 1000 {out}\n"
