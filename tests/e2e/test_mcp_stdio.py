@@ -236,3 +236,26 @@ def test_sigterm_with_stdin_still_open_cancels_stores_and_exits(tmp_path):
     server.stdin.close()
     record, (result,) = stored(store)
     assert (record.agent, record.phase, result.status) == ("mcp:raw", "cancelled", "cancelled")
+
+
+def test_a_withdrawn_task_that_does_not_load_never_blocks_the_server(tmp_path):
+    """Validated, a task that does not load is withdrawn: `assay mcp --benchmark` serves the rest."""
+    from worldkit import copy_shop
+
+    world = copy_shop(tmp_path / "shop")
+    (world / "tasks" / "typo.toml").write_text('title = "x"\nrole = "support"\ntitel = "y"\n')
+    store = tmp_path / "records.db"
+    validated = subprocess.run(
+        [ASSAY, "validate", str(world), "--store", str(store), "--task", "typo"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert validated.returncode == 1, validated.stderr
+
+    async def work(session):
+        listed = await session.list_tools()
+        return listed.tools[0].input_schema["properties"]["task_id"]["enum"]
+
+    served = connected(stdio("--benchmark", str(world), "--store", str(store)), work)
+    assert "typo" not in served and "refund-double-charge" in served
