@@ -277,7 +277,7 @@ class X12ResponseCheck(CheckBase, Counted):
     response or its request), has the expected values at X12 paths (`EB[EB01=B].07`)."""
 
     kind: Literal["x12-response"] = Field(alias="assert")
-    transaction_set: Literal["271", "277", "278", "999"]
+    transaction_set: Literal["271", "277", "999", "TA1"]  # what the clearinghouse answers
     correlate_by: dict[str, Scalar] = {}
     fields: list[FieldItem] = []
     service: str | None = None

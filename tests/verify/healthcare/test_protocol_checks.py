@@ -54,3 +54,36 @@ def test_valid_true_checks_the_structure_and_strict_interfaces_answer_ae(tmp_pat
     )
     (answer,) = (event["result"] for event in tool_results(result))
     assert answer["ack_code"] == "AE" and "structure invalid" in answer["errors"][0]
+
+
+def test_an_x12_check_reads_the_ta1_an_interchange_asked_for(tmp_path, open_world):
+    """ISA14 = 1 asks for an interchange acknowledgment: the check can select it as `TA1`; a
+    transaction set the clearinghouse never answers (278) is refused when the task loads."""
+    from healthkit import isa
+
+    world = write_x12_world(tmp_path / "clearing")
+    task = world / "tasks" / "eligibility.toml"
+    task.write_text(
+        task.read_text()
+        + '\n[[checks]]\nname = "TA1 accepted"\nassert = "x12-response"\n'
+        + 'transaction_set = "TA1"\nfields = [{ path = "TA1.04", expected = "A" }]\n'
+    )
+    body = (
+        "GS*HS*GENHOSP*CLEARINGHOUSE*20260302*0900*7*X*005010X279A1~ST*270*0001*005010X279A1~"
+        "BHT*0022*13*R1*20260302*0900~HL*1**20*1~NM1*PR*2*ACME*****PI*ACME01~HL*2*1*21*1~"
+        "NM1*1P*2*GENERAL HOSPITAL*****XX*1234567893~HL*3*2*22*0~"
+        "NM1*IL*1*OKAFOR*CHIDI****MI*W123456789~DMG*D8*19770514~EQ*30~SE*11*0001~GE*1*7~"
+    )
+    asking = isa("GENHOSP", "CLEARINGHOUSE", "000000007").replace("*0*T*:~", "*1*T*:~")
+    raw = asking + body + "IEA*1*000000007~"
+    clearing = open_world(world)
+    send = [{"call": {"tool": "x12_eligibility", "args": {"raw_270": raw}}}]
+    result = run_task(
+        clearing, clearing.tasks["eligibility"], ActionsAgent(send), run_id=new_id("tr")
+    )
+    (ta1,) = (check for check in result.checks if check.name == "TA1 accepted")
+    assert ta1.passed, ta1.details
+
+    broken(task, 'transaction_set = "TA1"', 'transaction_set = "278"')
+    with pytest.raises(SpecError, match=r"transaction_set"):
+        open_world(world)
