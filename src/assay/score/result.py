@@ -37,6 +37,8 @@ class TaskRunResult(BaseModel, defer_build=True):
     started_at: str
     duration_s: float
     trajectory: dict[str, Any] | None = None
+    # A Python class agent's: `sandbox`, or `process` where the machine could not give one.
+    agent_isolation: Literal["sandbox", "process"] | None = None
 
     def as_json(self, *, trajectory: bool = True) -> dict[str, Any]:
         exclude = None if trajectory else {"trajectory"}
