@@ -49,10 +49,7 @@ class AgentProcess:
 
     def __init__(self, spec: str):
         self.spec = spec
-        reason = sandbox.unavailable()
-        self.isolation = "process" if reason else "sandbox"
-        if reason:
-            print(f"note: the agent runs as a process, not in a sandbox: {reason}", file=sys.stderr)
+        self.isolation = "process" if sandbox.unavailable() else "sandbox"
         from assay.taskrun.agents.endpoints import chosen_endpoints
 
         self._child = _Child(self.isolation == "sandbox", chosen_endpoints())

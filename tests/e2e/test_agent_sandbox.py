@@ -1,0 +1,155 @@
+"""`assay run --agent file.py:Class` against agents that go for their grade around their actions:
+each row of the attack table, run as a user runs it, must leave the grade and the records true."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from worldkit import write_world
+
+from assay.taskrun.agents import sandbox
+
+ASSAY = str(Path(sys.executable).with_name("assay"))
+ATTACKS = Path(__file__).with_name("attack_agents.py")
+
+needs_sandbox = pytest.mark.skipif(
+    sandbox.unavailable() is not None, reason=f"no agent sandbox here: {sandbox.unavailable()}"
+)
+
+
+def attacker(tmp_path: Path, targets: dict) -> Path:
+    """A copy of the attackers that knows `targets` (as the strongest attacker would)."""
+    agent = tmp_path / "attacker.py"
+    agent.write_text(ATTACKS.read_text() + f"\nTARGETS = {json.dumps(targets)}\n")
+    return agent
+
+
+def assay(*args, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    home = {"ASSAY_HOME": str(cwd / "home")}
+    return subprocess.run(
+        [ASSAY, *map(str, args)],
+        cwd=cwd,
+        env={**os.environ, **home, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def run_json(*args, cwd: Path, env: dict | None = None) -> list[dict]:
+    ran = assay("run", *args, "--json", cwd=cwd, env=env)
+    assert ran.returncode == 0, ran.stderr
+    return json.loads(ran.stdout)["task_runs"]
+
+
+@pytest.fixture
+def desk(tmp_path: Path) -> Path:
+    return write_world(tmp_path / "desk")
+
+
+@needs_sandbox
+def test_postgres_on_loopback_is_out_of_the_agents_reach(tmp_path, desk, postgres_url):
+    prefix = os.environ["ASSAY_WORLD_DB_PREFIX"]
+    agent = attacker(tmp_path, {"prefix": f"{prefix}_r_"})
+    (run,) = run_json(
+        desk, "--agent", f"{agent}:PostgresSuperuser", "--world-db", postgres_url, cwd=tmp_path
+    )
+    assert run["output"] == "cannot connect: OperationalError"
+    assert (run["outcome"], run["agent_isolation"]) == ("not_achieved", "sandbox")
+
+
+@needs_sandbox
+def test_an_agent_cannot_reach_the_snapshot_cache(tmp_path, desk):
+    agent = attacker(tmp_path, {"home": str(tmp_path / "home")})
+    (run,) = run_json(desk, "--agent", f"{agent}:CachePoisoner", cwd=tmp_path)
+    assert run["output"] == "cannot write the cache: FileNotFoundError"
+    (later,) = run_json(desk, "--agent", "noop", cwd=tmp_path)
+    assert later["outcome"] == "not_achieved"
+
+
+def test_a_changed_snapshot_image_is_built_again_with_a_note(tmp_path, desk):
+    """As if an agent without a sandbox had rewritten the image: the digest tells."""
+    run_json(desk, "--agent", "noop", cwd=tmp_path)
+    (image,) = (tmp_path / "home" / "snapshots").glob("*.sqlite")
+    poisoned = sqlite3.connect(":memory:", isolation_level=None)
+    poisoned.deserialize(image.read_bytes())
+    poisoned.execute("INSERT INTO notes (text) VALUES ('hello')")
+    image.write_bytes(poisoned.serialize())
+    ran = assay("run", desk, "--agent", "noop", "--json", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)["task_runs"][0]["outcome"] == "not_achieved"
+    assert "is not the image built: building it again" in ran.stderr
+    rebuilt = sqlite3.connect(":memory:")
+    rebuilt.deserialize(image.read_bytes())
+    assert rebuilt.execute("SELECT count(*) FROM notes WHERE text = 'hello'").fetchone() == (0,)
+
+
+@needs_sandbox
+def test_an_agent_cannot_tamper_with_the_records(tmp_path, desk):
+    store = tmp_path / "records.db"
+    agent = attacker(tmp_path, {"store": str(store)})
+    ran = assay(
+        "run", desk, "--agent", f"{agent}:StoreTamperer", "--repeats", 2, "--store", store,
+        "--json", cwd=tmp_path,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    outcome = json.loads(ran.stdout)
+    outputs = {run["output"] for run in outcome["task_runs"]}
+    assert outputs == {"cannot write the store: unable to open database file"}
+    shown = assay("show", outcome["benchmark_run"]["id"], "--store", store, "--json", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    recorded = json.loads(shown.stdout)["task_runs"]
+    assert [run["outcome"] for run in recorded] == ["not_achieved", "not_achieved"]
+    assert json.loads(shown.stdout)["benchmark_run"]["score"] == 0.0
+
+
+@needs_sandbox
+def test_an_agent_cannot_read_its_task_file_and_play_the_solution(tmp_path, desk):
+    agent = attacker(tmp_path, {"world": str(desk)})
+    (run,) = run_json(desk, "--agent", f"{agent}:SolutionThief", cwd=tmp_path)
+    assert (run["output"], run["outcome"]) == ("no task file", "not_achieved")
+
+
+@needs_sandbox
+def test_an_agent_cannot_read_its_parents_environment(tmp_path, desk):
+    agent = attacker(tmp_path, {})
+    store = tmp_path / "secret-place.db"
+    (run,) = run_json(
+        desk, "--agent", f"{agent}:EnvironReader", cwd=tmp_path, env={"ASSAY_STORE": str(store)}
+    )
+    assert run["output"] == "found nothing"
+
+
+@needs_sandbox
+def test_an_agent_cannot_kill_or_see_its_parent(tmp_path, desk):
+    agent = attacker(tmp_path, {})
+    ran = assay("run", desk, "--agent", f"{agent}:ParentKiller", "--json", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    (run,) = json.loads(ran.stdout)["task_runs"]
+    said, _, seen = run["output"].partition("; sees ")
+    assert said == "cannot kill 1: PermissionError"  # its parent is its sandbox's pid 1
+    assert max(json.loads(seen)) < 10  # its own pid namespace: no process of the host's
+    assert run["agent_isolation"] == "sandbox"
+
+
+def test_without_a_sandbox_one_line_says_so_and_every_task_run_records_it(tmp_path, desk):
+    agent = attacker(tmp_path, {})
+    bare = tmp_path / "no-bwrap"
+    bare.mkdir()
+    ran = assay(
+        "run", desk, "--agent", f"{agent}:EnvironReader", "--repeats", 2, "--json", cwd=tmp_path,
+        env={"PATH": str(bare)},
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    notes = [line for line in ran.stderr.splitlines() if "sandbox" in line]
+    assert notes == [
+        "note: the agent runs as a process, not in a sandbox: bubblewrap (bwrap) is not installed"
+    ]
+    runs = json.loads(ran.stdout)["task_runs"]
+    assert [run["agent_isolation"] for run in runs] == ["process", "process"]
