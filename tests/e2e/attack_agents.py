@@ -12,10 +12,12 @@ import hashlib
 import json
 import os
 import signal
+import socket
 import sqlite3
 import time
 import tomllib
 from pathlib import Path
+from urllib.parse import urlsplit
 
 TARGETS: dict = {}
 
@@ -173,3 +175,39 @@ class ParentKiller:
             said = f"cannot kill {parent}: {type(error).__name__}"
         visible = sorted(int(name) for name in os.listdir("/proc") if name.isdigit())
         return {"finish": f"{said}; sees {visible}"}
+
+
+class ModelCaller:
+    """A user's model agent: asks its model for the reply, then tries PostgreSQL directly and
+    through the proxy it was given."""
+
+    def act(self, observation):
+        from openai import OpenAI, OpenAIError
+
+        named = json.loads(os.environ.get("ASSAY_AGENT_ENDPOINTS", "[]"))
+        client = OpenAI(base_url=(named or [TARGETS["model"]])[0], api_key="none", max_retries=0)
+        try:
+            reply = client.chat.completions.create(
+                model="stand-in", messages=[{"role": "user", "content": observation.request}]
+            )
+            text = reply.choices[0].message.content
+        except OpenAIError as error:
+            text = f"no model: {type(error).__name__}"
+        return {"finish": f"{text} | direct: {_direct()} | proxied: {_proxied()}"}
+
+
+def _direct() -> str:
+    try:
+        socket.create_connection(("127.0.0.1", 5432), timeout=3).close()
+    except OSError as error:
+        return type(error).__name__
+    return "connected"
+
+
+def _proxied() -> str:
+    proxy = urlsplit(os.environ.get("HTTP_PROXY", ""))
+    if not proxy.hostname:
+        return "no proxy"
+    with socket.create_connection((proxy.hostname, proxy.port), timeout=3) as tunnel:
+        tunnel.sendall(b"CONNECT 127.0.0.1:5432 HTTP/1.1\r\nHost: 127.0.0.1:5432\r\n\r\n")
+        return tunnel.recv(200).split(b" ")[1].decode()

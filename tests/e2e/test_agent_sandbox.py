@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from modelkit import ScriptedModel, StandIn
 from worldkit import write_world
 
 from assay.taskrun.agents import sandbox
@@ -153,3 +154,24 @@ def test_without_a_sandbox_one_line_says_so_and_every_task_run_records_it(tmp_pa
     ]
     runs = json.loads(ran.stdout)["task_runs"]
     assert [run["agent_isolation"] for run in runs] == ["process", "process"]
+
+
+@needs_sandbox
+def test_a_model_agent_reaches_only_the_endpoint_named_on_the_command_line(tmp_path, desk):
+    scripts = {"Please add a note saying hello.": [{"content": "hello from the model"}] * 2}
+    with StandIn(ScriptedModel(scripts)) as model:
+        agent = f"{attacker(tmp_path, {'model': model.url})}:ModelCaller"
+        (named,) = run_json(desk, "--agent", agent, "--agent-endpoint", model.url, cwd=tmp_path)
+        (unnamed,) = run_json(desk, "--agent", agent, cwd=tmp_path)
+    assert named["output"] == "hello from the model | direct: ConnectionRefusedError | proxied: 403"
+    assert unnamed["output"] == (
+        "no model: APIConnectionError | direct: ConnectionRefusedError | proxied: no proxy"
+    )
+
+
+def test_an_endpoint_that_is_not_a_url_is_one_line_and_exit_2(tmp_path, desk):
+    ran = assay("run", desk, "--agent", "noop", "--agent-endpoint", "localhost:8000", cwd=tmp_path)
+    assert ran.returncode == 2
+    assert ran.stderr == (
+        "error: --agent-endpoint: 'localhost:8000' is not an http:// or https:// URL\n"
+    )

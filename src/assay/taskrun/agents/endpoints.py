@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Sequence
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from assay.errors import UsageError
@@ -16,6 +18,7 @@ from assay.world.sandbox.proxy import Allowlist, normal_host
 # A JSON list of URLs: so that worker processes get them, and the agent is told them.
 ENDPOINTS_ENV = "ASSAY_AGENT_ENDPOINTS"
 DEFAULT_PORTS = {"http": 80, "https": 443}
+LOOPBACK_WAIT_S = 10.0
 
 
 class Endpoints(Allowlist):
@@ -58,11 +61,26 @@ def attach(pid: int, endpoints: Endpoints) -> Network:
     """The admitting proxy in the network namespace of the agent's process `pid`; its variables
     (every address through the proxy: an endpoint may be on the host's loopback)."""
     try:
-        network = proxied(pid, endpoints)
+        _await_loopback(pid)
+        network = proxied(pid, endpoints, bring_up=False)
     except NetworkFailed as error:
         raise UsageError(f"--agent-endpoint: the proxy did not start: {error}") from None
     network.env.update({"NO_PROXY": "", "no_proxy": "", ENDPOINTS_ENV: json.dumps(endpoints.urls)})
     return network
+
+
+def _await_loopback(pid: int) -> None:
+    """Wait until bwrap has brought up the loopback of the agent's namespace (it does so once
+    the process exists): only then can the proxy listen there."""
+    deadline = time.monotonic() + LOOPBACK_WAIT_S
+    while time.monotonic() < deadline:
+        try:
+            if b"127.0.0.1" in Path(f"/proc/{pid}/net/fib_trie").read_bytes():
+                return
+        except OSError as error:
+            raise NetworkFailed(f"the agent's sandbox ended: {error.strerror}") from None
+        time.sleep(0.001)
+    raise NetworkFailed(f"the loopback was not up after {LOOPBACK_WAIT_S:g} s")
 
 
 def _host_port(url: str) -> tuple[str, int]:

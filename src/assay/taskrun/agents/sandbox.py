@@ -163,9 +163,10 @@ def _system_tree() -> list[str]:
             args += ["--symlink", os.readlink(path), path]
         elif os.path.isdir(path):
             args += ["--ro-bind", path, path]
-    for path in SYSTEM_FILES:
-        if os.path.exists(path):
-            args += ["--ro-bind", path, path]
+    files = [path for path in SYSTEM_FILES if os.path.exists(path)]
+    args += _parents(files)
+    for path in files:
+        args += ["--ro-bind", path, path]
     return args
 
 

@@ -158,10 +158,12 @@ def _allowlist(pid: int, allowed_hosts: Sequence[str]) -> Network:
     return network
 
 
-def proxied(pid: int, allowlist: Allowlist) -> Network:
+def proxied(pid: int, allowlist: Allowlist, *, bring_up: bool = True) -> Network:
     """A proxy that admits only what `allowlist` does, on 127.0.0.1 of the namespace of `pid`,
-    and the proxy variables that name it. Raises NetworkFailed."""
-    _ip(pid, "link", "set", "lo", "up")
+    and the proxy variables that name it; `bring_up` False: its loopback is up already. Raises
+    NetworkFailed."""
+    if bring_up:
+        _ip(pid, "link", "set", "lo", "up")
     listener = listen_inside(pid)
     network = Network("allowlist")
     network.proxy = Proxy(listener, allowlist, host_addresses(), network.refused)
