@@ -42,7 +42,8 @@ class PostgresSuperuser:
     def act(self, observation):
         import psycopg
 
-        server = "host=127.0.0.1 port=5432 user=postgres connect_timeout=3"
+        server = TARGETS.get("server", "host=127.0.0.1 port=5432 user=postgres")
+        server += " connect_timeout=3"
         try:
             with psycopg.connect(f"{server} dbname=postgres", autocommit=True) as connection:
                 names = connection.execute(

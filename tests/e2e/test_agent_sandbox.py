@@ -6,47 +6,18 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from attackkit import assay, attacker, run_json
 from modelkit import ScriptedModel, StandIn
 from worldkit import write_world
 
 from assay.taskrun.agents import sandbox
 
-ASSAY = str(Path(sys.executable).with_name("assay"))
-ATTACKS = Path(__file__).with_name("attack_agents.py")
-
 needs_sandbox = pytest.mark.skipif(
     sandbox.unavailable() is not None, reason=f"no agent sandbox here: {sandbox.unavailable()}"
 )
-
-
-def attacker(tmp_path: Path, targets: dict) -> Path:
-    """A copy of the attackers that knows `targets` (as the strongest attacker would)."""
-    agent = tmp_path / "attacker.py"
-    agent.write_text(ATTACKS.read_text() + f"\nTARGETS = {json.dumps(targets)}\n")
-    return agent
-
-
-def assay(*args, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
-    home = {"ASSAY_HOME": str(cwd / "home")}
-    return subprocess.run(
-        [ASSAY, *map(str, args)],
-        cwd=cwd,
-        env={**os.environ, **home, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
-def run_json(*args, cwd: Path, env: dict | None = None) -> list[dict]:
-    ran = assay("run", *args, "--json", cwd=cwd, env=env)
-    assert ran.returncode == 0, ran.stderr
-    return json.loads(ran.stdout)["task_runs"]
 
 
 @pytest.fixture
