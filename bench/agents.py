@@ -4,7 +4,8 @@ Run `python bench/agents.py`; it prints one JSON object: task runs per second of
 actions played by the reference agent (in-process), by a Python class handed over as an object
 (in-process, as the Python API still allows) and by that class as `--agent file.py:Class` (its own
 process, JSON over pipes: in its sandbox where the machine gives one, and as a bare process); the
-round trip of one action; the start of an agent's process, both ways; and what the sandbox adds
+round trip of one action; the start of an agent's process, both ways and with a model endpoint's
+proxy; and what the sandbox adds
 per task run and per `assay run` (its start, with the one check of whether bwrap works here).
 """
 
@@ -86,6 +87,17 @@ def unsandboxed(measure):
         sandbox.unavailable = kept
 
 
+def with_endpoint(measure):
+    """`measure()` with a model endpoint named, as `--agent-endpoint` does: a proxy each start."""
+    from assay.taskrun.agents.endpoints import ENDPOINTS_ENV
+
+    os.environ[ENDPOINTS_ENV] = json.dumps(["http://127.0.0.1:9/v1"])
+    try:
+        return measure()
+    finally:
+        del os.environ[ENDPOINTS_ENV]
+
+
 def main() -> None:
     import importlib.util
 
@@ -114,6 +126,7 @@ def main() -> None:
             "agent_process_start_s": start_seconds(agent),
             "agent_process_start_with_probe_s": start_seconds(agent, probe=True),
             "bare_process_start_s": unsandboxed(lambda: start_seconds(agent)),
+            "agent_process_start_with_endpoint_s": with_endpoint(lambda: start_seconds(agent)),
         }
         close_agents(isolated)
         close_agents(bare)
