@@ -58,8 +58,8 @@ class AgentProcess:
     def start(self) -> None:
         """Start the process and wait until it has imported the class; UsageError if it cannot."""
         self._child.stop()
-        hello = self._child.start(self.spec)
         try:
+            hello = self._child.start(self.spec)
             reply = self._child.exchange(hello, START_TIMEOUT_S)
             if "refused" in reply:
                 raise UsageError(f"--agent: {reply['refused']}")
@@ -176,30 +176,30 @@ class _Child:
         """Start the process; the first message it is to be sent (its sys.path, its variables)."""
         env = {key: value for key, value in os.environ.items() if not key.startswith(HIDDEN_ENV)}
         argv = [sys.executable, "-m", "assay.taskrun.agents.child", spec]
+        self._buffer = b""
         if not self.sandboxed:
             self.popen = _spawn(argv, env)
-            self._buffer = b""
             return {"path": sys.path, "env": {}}
         view = sandbox.agent_view(spec)
         argv[-1] = sandbox.sandboxed_spec(spec)
         env.update({"HOME": "/tmp", "TMPDIR": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"})
-        info_read, info_write = os.pipe() if self.endpoints else (None, None)
-        try:
-            self.tmp = self.tmp or sandbox.scratch()
-            command = sandbox.command(argv, view, tmp=self.tmp, info_fd=info_write)
-            self.popen = _spawn(command, env, () if info_write is None else (info_write,))
-        finally:
-            if info_write is not None:
-                os.close(info_write)
-        self._buffer = b""
+        self.tmp = self.tmp or sandbox.scratch()
         hello: dict[str, Any] = {"path": list(view.path), "env": {}}
-        if info_read is not None and self.endpoints is not None:
-            with os.fdopen(info_read, "rb") as info:
-                pid = _sandbox_pid(info)
-            from assay.taskrun.agents.endpoints import attach
+        if self.endpoints is None:
+            self.popen = _spawn(sandbox.command(argv, view, tmp=self.tmp), env)
+            return hello
+        info_read, info_write = os.pipe()
+        with os.fdopen(info_read, "rb") as info:
+            try:
+                command = sandbox.command(argv, view, tmp=self.tmp, info_fd=info_write)
+                self.popen = _spawn(command, env, (info_write,))
+            finally:
+                os.close(info_write)
+            pid = _sandbox_pid(info)
+        from assay.taskrun.agents.endpoints import attach
 
-            self.network = attach(pid, self.endpoints)
-            hello["env"] = dict(self.network.env)
+        self.network = attach(pid, self.endpoints)
+        hello["env"] = dict(self.network.env)
         return hello
 
     def exchange(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
