@@ -146,3 +146,33 @@ def test_an_endpoint_that_is_not_a_url_is_one_line_and_exit_2(tmp_path, desk):
     assert ran.stderr == (
         "error: --agent-endpoint: 'localhost:8000' is not an http:// or https:// URL\n"
     )
+
+
+def test_a_changed_template_database_is_built_again_with_a_note(tmp_path, desk, postgres_url):
+    """As if a superuser had written the template: the first copy a process makes is checked."""
+    import psycopg
+
+    prefix = f"tpl{os.urandom(4).hex()}"
+    env = {"ASSAY_WORLD_DB_PREFIX": prefix}
+    run_json(desk, "--agent", "noop", "--world-db", postgres_url, cwd=tmp_path, env=env)
+    with psycopg.connect(postgres_url, autocommit=True) as admin:
+        ((template,),) = admin.execute(
+            "SELECT datname FROM pg_database WHERE datname LIKE %s AND datistemplate",
+            [f"{prefix}_w_%"],
+        ).fetchall()
+        admin.execute(f'ALTER DATABASE "{template}" ALLOW_CONNECTIONS true')
+        with psycopg.connect(postgres_url, dbname=template, autocommit=True) as poisoned:
+            poisoned.execute("INSERT INTO notes (text) VALUES ('hello')")
+        admin.execute(f'ALTER DATABASE "{template}" ALLOW_CONNECTIONS false')
+    try:
+        ran = assay("run", desk, "--agent", "noop", "--world-db", postgres_url, "--json",
+                    cwd=tmp_path, env=env)  # fmt: skip
+        assert ran.returncode == 0, ran.stderr
+        assert json.loads(ran.stdout)["task_runs"][0]["outcome"] == "not_achieved"
+        assert f"note: template database {template} is not the one built" in ran.stderr
+    finally:
+        from assay.world.postgres.server import Server
+
+        server = Server(postgres_url, prefix, RuntimeError)
+        server.drop_everything()
+        server.close()
