@@ -212,3 +212,25 @@ def _proxied() -> str:
     with socket.create_connection((proxy.hostname, proxy.port), timeout=3) as tunnel:
         tunnel.sendall(b"CONNECT 127.0.0.1:5432 HTTP/1.1\r\nHost: 127.0.0.1:5432\r\n\r\n")
         return tunnel.recv(200).split(b" ")[1].decode()
+
+
+class Flooder:
+    """Prints far more than anyone reads (bad input rather than an attack)."""
+
+    def act(self, observation):
+        line = "flood " * 1000 + "\n"
+        for _ in range(20 * 1024 * 1024 // len(line)):
+            print(line, end="")
+        return {"finish": "flooded"}
+
+
+class Leaver:
+    """Leaves a process of its own running, in a session of its own, when it finishes."""
+
+    def act(self, observation):
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                os.execv("/bin/sleep", ["sleep", TARGETS["sleep"]])
+            os._exit(0)
+        return {"finish": "left one behind"}

@@ -3,6 +3,7 @@ each row of the attack table, run as a user runs it, must leave the grade and th
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -176,3 +177,28 @@ def test_a_changed_template_database_is_built_again_with_a_note(tmp_path, desk, 
         server = Server(postgres_url, prefix, RuntimeError)
         server.drop_everything()
         server.close()
+
+
+def test_an_agent_that_floods_its_output_is_cut_off_with_one_line(tmp_path, desk):
+    agent = attacker(tmp_path, {})
+    ran = assay("run", desk, "--agent", f"{agent}:Flooder", "--json", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr[-500:]
+    (run,) = json.loads(ran.stdout)["task_runs"]
+    assert (run["output"], run["outcome"]) == ("flooded", "not_achieved")
+    assert len(ran.stderr) < 9 * 1024 * 1024
+    note = "note: the agent printed over 8 MiB; the rest of its output is left out"
+    assert ran.stderr.count(note) == 1
+
+
+@needs_sandbox
+def test_what_an_agent_leaves_running_ends_with_its_sandbox(tmp_path, desk):
+    marker = f"{900 + int.from_bytes(os.urandom(2), 'big') / 1000:.3f}"
+    agent = attacker(tmp_path, {"sleep": marker})
+    (run,) = run_json(desk, "--agent", f"{agent}:Leaver", cwd=tmp_path)
+    assert run["output"] == "left one behind"
+    left = []
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            if (entry / "cmdline").read_bytes() == f"sleep\0{marker}\0".encode():
+                left.append(entry.name)
+    assert left == []

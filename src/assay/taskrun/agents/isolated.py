@@ -16,6 +16,7 @@ import select
 import shutil
 import subprocess
 import sys
+import threading
 import time
 import weakref
 from typing import TYPE_CHECKING, Any
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
 DEFAULT_ACTION_TIMEOUT_S = 60.0
 START_TIMEOUT_S = 60.0  # importing the user's module may take a while (a model SDK, say)
 MAX_REPLY_BYTES = 16 * 1024 * 1024
+MAX_PRINTED_BYTES = 8 * 1024 * 1024  # of the agent's prints, relayed to stderr per process start
+RELAY_JOIN_S = 1.0  # a process the agent left behind may hold its output open
 HIDDEN_ENV = "ASSAY_"  # assay's own settings: where the world and the records live, among others
 
 
@@ -261,6 +264,7 @@ class _Child:
         if popen.poll() is None:
             popen.kill()
         popen.wait()
+        popen.relay.join(RELAY_JOIN_S)  # type: ignore[attr-defined]
         for stream in (popen.stdin, popen.stdout):
             if stream is not None:
                 with contextlib.suppress(OSError):
@@ -268,15 +272,44 @@ class _Child:
 
 
 def _spawn(argv: list[str], env: dict[str, str], fds: tuple[int, ...] = ()) -> subprocess.Popen:
-    return subprocess.Popen(
+    popen = subprocess.Popen(
         argv,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         env=env,
         close_fds=True,  # no socket or file of the world's reaches the agent
         pass_fds=fds,
         start_new_session=True,  # signals to the run's process group are the run's to handle
     )
+    assert popen.stderr is not None
+    relay = threading.Thread(
+        target=_relay, args=(popen.stderr,), daemon=True, name="assay-agent-output"
+    )
+    relay.start()
+    popen.relay = relay  # type: ignore[attr-defined]  # joined at stop, so no print is lost
+    return popen
+
+
+def _relay(output: Any) -> None:
+    """The agent's prints onto assay's stderr, up to MAX_PRINTED_BYTES a process; the rest is
+    read and dropped (so that the agent never blocks on a full pipe), with one line saying so."""
+    printed = 0
+    with output:
+        while chunk := output.read1(65536):
+            if printed >= MAX_PRINTED_BYTES:
+                continue
+            kept = chunk[: MAX_PRINTED_BYTES - printed]
+            printed += len(kept)
+            text = kept.decode(errors="replace")
+            if printed >= MAX_PRINTED_BYTES:
+                text += (
+                    f"\nnote: the agent printed over {MAX_PRINTED_BYTES >> 20} MiB; "
+                    "the rest of its output is left out\n"
+                )
+            with contextlib.suppress(OSError, ValueError):  # assay's stderr closed
+                sys.stderr.write(text)
+                sys.stderr.flush()
 
 
 def _sandbox_pid(info: Any) -> int:
