@@ -202,3 +202,21 @@ def test_what_an_agent_leaves_running_ends_with_its_sandbox(tmp_path, desk):
             if (entry / "cmdline").read_bytes() == f"sleep\0{marker}\0".encode():
                 left.append(entry.name)
     assert left == []
+
+
+@needs_sandbox
+def test_the_tmp_of_an_agent_whose_assay_was_killed_is_removed_at_the_next_start(tmp_path):
+    import subprocess
+    import tempfile
+
+    from assay.taskrun.agents import agent_factory, close_agents
+
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    stale = Path(tempfile.mkdtemp(prefix=f"{sandbox.SCRATCH_PREFIX}{gone.pid}-"))
+    alive = Path(tempfile.mkdtemp(prefix=f"{sandbox.SCRATCH_PREFIX}{os.getpid()}-"))
+    factory = agent_factory(f"{attacker(tmp_path, {})}:EnvironReader")
+    close_agents(factory)
+    assert not stale.exists()
+    assert alive.exists()
+    alive.rmdir()

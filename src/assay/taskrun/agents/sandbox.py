@@ -39,6 +39,7 @@ SYSTEM_FILES = (
     "/etc/mime.types",
 )
 PROBE_TIMEOUT_S = 10.0
+SCRATCH_PREFIX = "assay-agent-"  # then the pid of the assay process whose agent's /tmp it is
 
 
 @dataclass(frozen=True)
@@ -104,10 +105,29 @@ def command(
 
 def scratch() -> str:
     """A new host directory for the agent's /tmp, its uid's alone; kept while its process is
-    started again, so what it wrote there outlives a crash."""
-    path = tempfile.mkdtemp(prefix="assay-agent-")
+    started again, so what it wrote there outlives a crash. Those of assay processes that are
+    gone (killed outright, so they could not remove theirs) are removed first."""
+    _remove_stale()
+    path = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
     os.chown(path, agent_uid(), agent_uid())
     return path
+
+
+def _remove_stale() -> None:
+    for found in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*-*"):
+        owner = found.name.removeprefix(SCRATCH_PREFIX).partition("-")[0]
+        if owner.isdigit() and not _alive(int(owner)):
+            shutil.rmtree(found, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def agent_view(spec: str) -> View:
