@@ -52,7 +52,7 @@ def logs_with(folder: Path, **files: str) -> Path:
 def stand_in(monkeypatch: pytest.MonkeyPatch, verified: Mapping[str, VerifierRun]) -> None:
     """Every task run of task `id` gets a StandInTrial giving `verified[id]`."""
     monkeypatch.setattr(
-        SandboxTasks, "trial", lambda self, task_id: StandInTrial(verified[task_id])
+        SandboxTasks, "trial", lambda self, task_id, installed=None: StandInTrial(verified[task_id])
     )
 
 
@@ -62,7 +62,7 @@ def note_verifier_modes(monkeypatch: pytest.MonkeyPatch, logs: Path) -> list[str
     seen: list[str] = []
     verified = logs_with(logs, reward_txt="1")
 
-    def trial(self: SandboxTasks, task_id: str) -> StandInTrial:
+    def trial(self: SandboxTasks, task_id: str, installed: object = None) -> StandInTrial:
         seen.append(self.tasks[task_id].config.verifier_mode())
         return StandInTrial(VerifierRun(logs=verified, problem=None))
 

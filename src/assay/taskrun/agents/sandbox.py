@@ -19,8 +19,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from assay.world.sandbox.idmap import sandbox_ids
-
 # The uid the agent runs as when assay is root: inside the subordinate range every sandbox's users
 # map into, and none a container image gives its users (65532 is distroless's, 65534 nobody's).
 AGENT_INSIDE_UID = 65533
@@ -71,7 +69,12 @@ def unavailable() -> str | None:
 
 def agent_uid() -> int:
     """The host uid the agent runs as: unprivileged when assay is root, else assay's own."""
-    return sandbox_ids().host_uid(AGENT_INSIDE_UID) if os.geteuid() == 0 else os.geteuid()
+    if os.geteuid() != 0:
+        return os.geteuid()
+    # here, not at the top: a run with no class agent loads none of the sandbox's code
+    from assay.world.sandbox.idmap import sandbox_ids
+
+    return sandbox_ids().host_uid(AGENT_INSIDE_UID)
 
 
 def command(
