@@ -52,7 +52,7 @@ def logs_with(folder: Path, **files: str) -> Path:
 def stand_in(monkeypatch: pytest.MonkeyPatch, verified: Mapping[str, VerifierRun]) -> None:
     """Every task run of task `id` gets a StandInTrial giving `verified[id]`."""
     monkeypatch.setattr(
-        SandboxTasks, "trial", lambda self, task_id: StandInTrial(verified[task_id])
+        SandboxTasks, "trial", lambda self, task_id, installed=None: StandInTrial(verified[task_id])
     )
 
 

@@ -48,6 +48,17 @@ def assert_figures(page, run_id: str, run: dict) -> None:
         assert section.locator(f'[data-field="{name}"]').inner_text().strip() == value, name
 
 
+def assert_no_credit_for_doing_nothing(page, run_id: str) -> None:
+    """The noop run's axis of rules only reads `rules held N/N`, never a score of 1."""
+    section = page.locator(f'section[data-run="{run_id}"]')
+    safety = section.locator('[data-field="axis-safety"]').inner_text()
+    assert safety.startswith("rules held ")
+    held, of = safety.removeprefix("rules held ").split("/")
+    assert held == of != "0"
+    line = section.locator('[data-field="verdict-line"]').inner_text()
+    assert line.endswith(" · 0 rule violated · 0 not scored"), line
+
+
 def test_the_report_opens_offline_and_shows_the_store_s_numbers(browser, recorded, tmp_path):
     out = tmp_path / "report.html"
     ran = subprocess.run(
@@ -65,6 +76,7 @@ def test_the_report_opens_offline_and_shows_the_store_s_numbers(browser, recorde
         page.goto(url)
         for run_id in (recorded.reference, recorded.noop):
             assert_figures(page, run_id, figures(recorded, run_id))
+        assert_no_credit_for_doing_nothing(page, recorded.noop)
         with open_store(recorded.store) as store:
             compared = load_comparison(store, recorded.reference, recorded.noop)
         test = compared.comparison.test
@@ -134,6 +146,9 @@ def test_the_viewer_s_run_page_shows_the_store_s_numbers(watched, viewer, record
     page.wait_for_url(f"**/runs/{recorded.reference}")
     assert_figures(page, recorded.reference, figures(recorded, recorded.reference))
     screenshot(page, "viewer-run")
+    page.goto(f"{viewer}/runs/{recorded.noop}")
+    assert_figures(page, recorded.noop, figures(recorded, recorded.noop))
+    assert_no_credit_for_doing_nothing(page, recorded.noop)
 
 
 def test_the_viewer_s_task_run_page_shows_steps_and_evidence(watched, viewer, recorded):

@@ -12,6 +12,7 @@ from typing import Any
 from assay.report.charts import change_chart
 from assay.report.comparison import RunComparison
 from assay.report.pages import RunPage
+from assay.runs.headline import axis_text, readable_k, verdict_line
 from assay.runs.stamps import now
 
 STYLE = "report.css"
@@ -61,8 +62,8 @@ def environment(*packages: str) -> Any:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(num=number, signed=signed, pretty=pretty, action=action_text)
-    env.globals.update(Markup=_markup())
+    env.filters.update(num=number, signed=signed, pretty=pretty, action=action_text, axis=axis_text)
+    env.globals.update(Markup=_markup(), verdict_line=verdict_line, readable_k=readable_k)
     return env
 
 
