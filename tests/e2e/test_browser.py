@@ -170,6 +170,35 @@ def test_the_viewer_s_task_run_page_shows_steps_and_evidence(watched, viewer, re
     screenshot(page, "viewer-task-run")
 
 
+def test_the_viewer_s_task_run_page_shows_what_the_agent_said_and_changed(
+    watched, viewer, recorded
+):
+    page = watched.page
+    outcome = stored(recorded, recorded.reference)
+    result = next(r for r in outcome.task_runs if r.task_id == "refund-double-charge")
+    page.goto(f"{viewer}/runs/{recorded.reference}/task-runs/{result.id}")
+    turns = page.locator("ol.conversation > li")
+    kinds = [turns.nth(i).get_attribute("data-kind") for i in range(turns.count())]
+    assert kinds[0] == "customer" and "call" in kinds and "result" in kinds
+    first_call = page.locator('ol.conversation > li[data-kind="call"]').first
+    assert first_call.inner_text().startswith("call find_order")
+    assert '"order_id": "A-1042"' in first_call.inner_text()
+    added = page.locator('div.table-changes[data-table="refunds"] tr[data-change="added"]')
+    assert added.count() == 1
+    assert "ch_1042b" in added.inner_text()
+    request = page.locator("table.requests tr.request")
+    assert request.count() == 1
+    assert request.inner_text().split("\t")[1:3] == ["payments", "refund"]
+    screenshot(page, "viewer-task-run-effects")
+
+    changed = next(r for r in outcome.task_runs if r.task_id == "update-address")
+    page.goto(f"{viewer}/runs/{recorded.reference}/task-runs/{changed.id}")
+    row = page.locator('div.table-changes[data-table="orders"] tr[data-change="changed"]')
+    assert row.locator("del").inner_text() == '"4 Mill Lane, York"'
+    assert row.locator("ins").inner_text() == '"18 Mill Lane, York"'
+    assert "address" in row.locator("code").inner_text()
+
+
 def test_the_viewer_compares_two_runs_picked_from_the_list(watched, viewer, recorded):
     page = watched.page
     page.goto(viewer + "/")
