@@ -199,6 +199,53 @@ def test_the_viewer_s_task_run_page_shows_what_the_agent_said_and_changed(
     assert "address" in row.locator("code").inner_text()
 
 
+def test_a_filter_on_the_run_page_narrows_the_task_runs_and_stays_in_the_link(
+    watched, viewer, recorded
+):
+    page = watched.page
+    every = stored(recorded, recorded.reference).task_runs
+    page.goto(f"{viewer}/runs/{recorded.reference}")
+    listed = page.locator("details.task-run")
+    assert listed.count() == len(every)
+    page.fill('form.task-run-filters input[name="task"]', "refund-double")
+    page.click("form.task-run-filters button")
+    page.wait_for_url("**task=refund-double*")
+    kept = [r for r in every if r.task_id == "refund-double-charge"]
+    assert listed.count() == len(kept)
+    assert (
+        page.locator('[data-field="filtered"]').inner_text().startswith(f"showing {len(kept)} of")
+    )
+    screenshot(page, "viewer-run-filtered")
+    page.goto(page.url)  # the link alone gives the same list
+    assert listed.count() == len(kept)
+    controls = page.locator("form.task-run-filters input, form.task-run-filters select")
+    for i in range(controls.count()):  # every control has a label a screen reader reads
+        label = controls.nth(i).evaluate(
+            "node => node.labels.length ? node.labels[0].innerText : ''"
+        )
+        assert label.strip(), controls.nth(i).get_attribute("name")
+
+
+def test_a_compared_task_opens_both_task_runs_side_by_side(watched, viewer, recorded):
+    page = watched.page
+    page.goto(f"{viewer}/compare?a={recorded.reference}&b={recorded.noop}")
+    page.click('tr[data-task="refund-double-charge"] a')
+    page.wait_for_url("**/compare/tasks/refund-double-charge?*")
+    sides = page.locator("section.side")
+    assert [sides.nth(i).get_attribute("data-run") for i in range(2)] == [
+        recorded.reference,
+        recorded.noop,
+    ]
+    assert (
+        sides.nth(0)
+        .locator('div.table-changes[data-table="refunds"] tr[data-change="added"]')
+        .count()
+        >= 1
+    )
+    assert "changed no row" in sides.nth(1).inner_text()
+    screenshot(page, "viewer-compare-task")
+
+
 def test_the_viewer_compares_two_runs_picked_from_the_list(watched, viewer, recorded):
     page = watched.page
     page.goto(viewer + "/")
