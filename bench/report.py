@@ -15,14 +15,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from browserkit import chromium  # noqa: E402
+from browserkit import chromium
 
-from assay.report.pages import load_run_page  # noqa: E402
-from assay.report.render import render_report  # noqa: E402
-from assay.runs import open_benchmark, prepare  # noqa: E402
-from assay.runs.bundle import write_bundle  # noqa: E402
-from assay.runs.record import record_run  # noqa: E402
-from assay.runs.store import open_store  # noqa: E402
+from assay.report.pages import load_run_page
+from assay.report.render import render_report
+from assay.runs import open_benchmark, prepare
+from assay.runs.bundle import write_bundle
+from assay.runs.record import record_run
+from assay.runs.store import open_store
 
 TASK_RUNS = 1000
 SHOP = Path(__file__).resolve().parents[1] / "worlds" / "shop"
