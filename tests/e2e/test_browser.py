@@ -112,6 +112,44 @@ def test_the_report_opens_offline_and_shows_the_store_s_numbers(browser, recorde
         assert watched.requests == []  # nothing fetched but the file itself
 
 
+def test_the_report_narrows_its_task_runs_by_outcome_without_a_script(browser, recorded, tmp_path):
+    out = tmp_path / "report.html"
+    ran = subprocess.run(
+        [ASSAY, "report", recorded.reference, "--store", recorded.store, "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr
+    url = out.as_uri()
+    with watched_page(browser, allowed=lambda u: u == url, offline=True) as watched:
+        page = watched.page
+        page.goto(url)
+        section = page.locator(f'section[data-run="{recorded.reference}"]')
+        task_runs = section.locator("details.task-run")
+        every = task_runs.count()
+        assert every == len(stored(recorded, recorded.reference).task_runs)
+
+        def shown() -> int:
+            return sum(task_runs.nth(i).is_visible() for i in range(every))
+
+        assert shown() == every
+        section.get_by_label("not achieved").check()
+        assert shown() == 0  # the reference achieved every task
+        section.get_by_label("verified").focus()
+        page.keyboard.press("Space")  # reachable from the keyboard
+        assert section.get_by_label("verified").is_checked()
+        assert shown() == every
+        page.keyboard.press("ArrowLeft")  # back to "all"
+        assert section.get_by_label("all").is_checked()
+        # the inlined style sheet is not escaped: its quoted font names hold
+        font = page.evaluate("getComputedStyle(document.body).fontFamily")
+        assert '"Segoe UI"' in font, font
+        screenshot(page, "report-outcome-filter")
+        assert watched.errors == []
+
+
 @pytest.fixture(scope="module")
 def viewer(recorded):
     with viewer_server(recorded.store) as base:
