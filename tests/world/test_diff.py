@@ -67,3 +67,28 @@ def _database() -> SqliteDatabase:
     db.execute("CREATE TABLE orders (id TEXT PRIMARY KEY, address TEXT)")
     db.execute("INSERT INTO orders VALUES ('A-1', 'first'), ('A-2', 'second')")
     return db
+
+
+def test_a_fhir_resource_is_keyed_by_type_and_id_and_diffed_by_element():
+    before = [
+        {"resource_type": "Patient", "id": "p1", "resource": '{"id": "p1", "gender": "male"}'},
+        {"resource_type": "Encounter", "id": "p1", "resource": '{"id": "p1", "status": "planned"}'},
+    ]
+    after = [
+        {"resource_type": "Patient", "id": "p1", "resource": '{"id": "p1", "gender": "male"}'},
+        {
+            "resource_type": "Encounter",
+            "id": "p1",
+            "resource": '{"id": "p1", "status": "finished", "period": {"end": "2026"}}',
+        },
+    ]
+    found = table_changes("sandbox_fhir_resources", before, after)
+    assert [(row.key, row.columns) for row in found.changed] == [
+        (
+            "Encounter/p1",
+            {
+                "resource.status": ("planned", "finished"),
+                "resource.period": (None, '{"end": "2026"}'),
+            },
+        )
+    ]

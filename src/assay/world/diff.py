@@ -94,7 +94,7 @@ def table_changes(
     added = [_shown(new[k]) for k in new.keys() - old.keys()]
     removed = [_shown(old[k]) for k in old.keys() - new.keys()]
     changed = [
-        ChangedRow(key=_value(new[k][key]), columns=_changed_columns(old[k], new[k]))
+        ChangedRow(key=k, columns=_changed_columns(old[k], new[k]))
         for k in old.keys() & new.keys()
         if key is not None and old[k] != new[k]
     ]
@@ -144,13 +144,20 @@ def _key_column(rows: Sequence[dict[str, Any]]) -> str | None:
 
 
 def _unique(rows: Sequence[dict[str, Any]], key: str) -> bool:
-    return len({_hashable(row.get(key)) for row in rows}) == len(rows)
+    return len({_key_of(row, key) for row in rows}) == len(rows)
 
 
 def _identity(row: dict[str, Any], key: str | None) -> Any:
     if key is not None:
-        return _hashable(row.get(key))
+        return _key_of(row, key)
     return json.dumps(row, sort_keys=True, default=str)
+
+
+def _key_of(row: dict[str, Any], key: str) -> Any:
+    """The row's key; a FHIR resource's id is unique only within its type: `Patient/p1`."""
+    if key == "id" and "resource_type" in row:
+        return f"{row['resource_type']}/{row['id']}"
+    return _hashable(row.get(key))
 
 
 def _hashable(value: Any) -> Any:
@@ -158,12 +165,39 @@ def _hashable(value: Any) -> Any:
 
 
 def _changed_columns(old: dict[str, Any], new: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
-    names = list(dict.fromkeys([*old, *new]))
-    return {
-        name: (_value(old.get(name)), _value(new.get(name)))
-        for name in names
-        if old.get(name) != new.get(name)
-    }
+    """Each changed column as (before, after); a column holding a JSON object (a FHIR resource, a
+    payload) by each changed element instead, as `column.element`."""
+    changed: dict[str, tuple[Any, Any]] = {}
+    for name in dict.fromkeys([*old, *new]):
+        before, after = old.get(name), new.get(name)
+        if before == after:
+            continue
+        elements = _object(before), _object(after)
+        if elements[0] is not None and elements[1] is not None:
+            for element in dict.fromkeys([*elements[0], *elements[1]]):
+                was, now = elements[0].get(element), elements[1].get(element)
+                if was != now:
+                    changed[f"{name}.{element}"] = (_shown_value(was), _shown_value(now))
+        else:
+            changed[name] = (_value(before), _value(after))
+    return changed
+
+
+def _object(value: Any) -> dict[str, Any] | None:
+    if not isinstance(value, str) or not value.startswith("{"):
+        return None
+    try:
+        found = json.loads(value)
+    except ValueError:
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def _shown_value(value: Any) -> Any:
+    """An element of a JSON object as a page shows it: nested ones as compact text, cut."""
+    if isinstance(value, dict | list):
+        return _value(json.dumps(value, ensure_ascii=False, sort_keys=True))
+    return _value(value)
 
 
 def _shown(row: dict[str, Any]) -> dict[str, Any]:
