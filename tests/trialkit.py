@@ -62,7 +62,7 @@ def note_verifier_modes(monkeypatch: pytest.MonkeyPatch, logs: Path) -> list[str
     seen: list[str] = []
     verified = logs_with(logs, reward_txt="1")
 
-    def trial(self: SandboxTasks, task_id: str) -> StandInTrial:
+    def trial(self: SandboxTasks, task_id: str, installed: object = None) -> StandInTrial:
         seen.append(self.tasks[task_id].config.verifier_mode())
         return StandInTrial(VerifierRun(logs=verified, problem=None))
 
