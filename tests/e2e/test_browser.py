@@ -284,6 +284,34 @@ def test_a_compared_task_opens_both_task_runs_side_by_side(watched, viewer, reco
     screenshot(page, "viewer-compare-task")
 
 
+UNLABELLED = """() => [...document.querySelectorAll("input, select, textarea, button")]
+    .filter(node => !(node.labels && node.labels.length) && !node.getAttribute("aria-label")
+        && !(node.tagName === "BUTTON" && node.innerText.trim()))
+    .map(node => node.outerHTML)"""
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/",
+        "/runs/{reference}",
+        "/runs/{reference}?outcome=verified",
+        "/compare",
+        "/compare?a={reference}&b={noop}",
+        "/compare/tasks/update-address?a={reference}&b={noop}",
+    ],
+)
+def test_every_control_of_a_page_is_labelled_and_reached_by_tab(watched, viewer, recorded, path):
+    page = watched.page
+    page.goto(viewer + path.format(reference=recorded.reference, noop=recorded.noop))
+    assert page.evaluate(UNLABELLED) == []
+    controls = page.locator("input:visible, select:visible, button:visible").count()
+    if controls:
+        page.keyboard.press("Tab")
+        reached = page.evaluate("document.activeElement.tagName")
+        assert reached in ("A", "INPUT", "SELECT", "BUTTON")
+
+
 def test_the_viewer_compares_two_runs_picked_from_the_list(watched, viewer, recorded):
     page = watched.page
     page.goto(viewer + "/")
