@@ -60,7 +60,6 @@ request = "Bench."
 
 [[checks]]
 name = "anything"
-type = "rule"
 sql = "SELECT 1"
 expect = 1
 """

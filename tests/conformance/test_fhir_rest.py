@@ -5,15 +5,12 @@ Prefer, paging and refusals of R4 http.html; every body validates with fhir.reso
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-from apikit import ASSAY, KEY, free_port
+from apikit import KEY, Server
 from healthkit import write_ehr_world
 
 CLINIC = Path(__file__).parents[2] / "worlds" / "clinic"
@@ -69,24 +66,12 @@ def refusal(response: httpx.Response, status: int, issue_type: str) -> str:
 def server(tmp_path_factory) -> Iterator[str]:
     tmp = tmp_path_factory.mktemp("fhir-rest")
     ehr = write_ehr_world(tmp / "ehr")
-    port = free_port()
-    command = [ASSAY, "serve", "--worlds", str(CLINIC), "--worlds", str(ehr), "--port", str(port)]
-    command += ["--store", str(tmp / "store.db"), "--max-body-bytes", str(MAX_BODY)]
-    env = {**os.environ, "ASSAY_API_KEY": KEY, "ASSAY_HOME": str(tmp / "home")}
-    process = subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
+    options = ("--worlds", str(CLINIC), "--worlds", str(ehr), "--max-body-bytes", str(MAX_BODY))
+    served = Server(tmp / "store.db", tmp / "home", *options).start()
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                httpx.get(f"{url}/openapi.json", timeout=1)
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
-        yield url
+        yield served.url
     finally:
-        process.terminate()
-        process.wait(10)
+        served.stop()
 
 
 def started(server: str, benchmark: str, task: str) -> tuple[str, dict[str, str]]:

@@ -6,22 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
-import sys
 import textwrap
-import time
 import urllib.request
-from pathlib import Path
 
 import hl7
 import pytest
+from apikit import KEY, Server
 from hl7.client import MLLPClient
 from hl7.mllp import open_hl7_connection
 from hl7apy.consts import VALIDATION_LEVEL
 from hl7apy.parser import parse_message
 
-KEY = "conformance-hl7-key"
 WORLD = """
 name = "interface"
 version = "1"
@@ -114,37 +109,17 @@ def request(url: str, body: dict | None, token: str) -> dict:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """`assay serve --mllp 0` over a strict HL7 world, as a real process: its base URL."""
-    root = tmp_path_factory.mktemp("hl7") / "interface"
+    tmp = tmp_path_factory.mktemp("hl7")
+    root = tmp / "interface"
     (root / "tasks").mkdir(parents=True)
     (root / "world.toml").write_text(textwrap.dedent(WORLD))
     (root / "schema.sql").write_text("CREATE TABLE notes (id INTEGER PRIMARY KEY);\n")
     (root / "tasks" / "feeds.toml").write_text(textwrap.dedent(TASK))
-    port = _free_port()
-    env = {**os.environ, "ASSAY_API_KEY": KEY, "PYTHONPATH": str(Path("src").resolve())}
-    command = [sys.executable, "-c", "from assay.cli import main; main()", "serve"]
-    command += ["--worlds", str(root), "--port", str(port), "--mllp", "0"]
-    command += ["--store", str(root.parent / "api.db")]
-    process = subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
+    served = Server(tmp / "api.db", tmp / "home", "--worlds", str(root), "--mllp", "0").start()
     try:
-        for _ in range(150):
-            try:
-                urllib.request.urlopen(f"{base}/openapi.json", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.1)
-        yield base
+        yield served.url
     finally:
-        process.terminate()
-        process.wait(timeout=10)
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        served.stop()
 
 
 def open_run(base: str, start: bool = True) -> tuple[str, int]:

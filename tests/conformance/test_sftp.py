@@ -8,19 +8,17 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import stat
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
 import paramiko
 import pytest
+from apikit import KEY, Server
 from healthkit import ROSTER, write_files_world
 
-KEY = "conformance-sftp-key"
 SFTP = shutil.which("sftp")
 needs_openssh = pytest.mark.skipif(SFTP is None, reason="OpenSSH's sftp client is not installed")
 
@@ -45,26 +43,19 @@ def server(tmp_path_factory):
     toml = world / "world.toml"
     declared = 'writable = ["outbound/**", "archive/**"]\nfolders = ["outbound/claims"]'
     toml.write_text(toml.read_text().replace('writable = ["outbound/**", "archive/**"]', declared))
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    env = {**os.environ, "ASSAY_API_KEY": KEY, "PYTHONPATH": str(Path("src").resolve())}
-    command = [sys.executable, "-c", "from assay.cli import main; main()", "serve"]
-    command += ["--worlds", str(world), "--port", str(port), "--store", str(root / "api.db")]
-    command += ["--sftp-port", "0", "--sftp-host-key", str(root / "host_key")]
-    process = subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
+    options = (
+        "--worlds",
+        str(world),
+        "--sftp-port",
+        "0",
+        "--sftp-host-key",
+        str(root / "host_key"),
+    )
+    served = Server(root / "api.db", root / "home", *options).start()
     try:
-        for _ in range(150):
-            try:
-                urllib.request.urlopen(f"{base}/openapi.json", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.1)
-        yield base
+        yield served.url
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        served.stop()
 
 
 class Run:

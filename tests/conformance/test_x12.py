@@ -76,8 +76,11 @@ def clearinghouse(tmp_path_factory):
         assert client.post(task_run["start_url"], headers=headers).status_code < 300
         return client.post(f"{run['endpoints']['x12']}/{route}", json=body, headers=headers)
 
-    yield post
-    client.close()
+    try:
+        yield post
+    finally:
+        client.close()
+        server.stop()
     server.stop()
 
 

@@ -1,12 +1,15 @@
 """An agent that fails a different way on each of a few tasks, and the first time it is made.
 
-It prints on stdout as it goes: that must reach neither the channel nor `assay run --json`.
+It prints on stdout as it goes: that must reach neither the channel nor `assay run --json`. It
+marks that it was made in its temporary directory: its sandbox's own /tmp, which outlives a restart
+of its process (each worker's agent has its own).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -21,7 +24,7 @@ FAILS = {
 
 class ChaosAgent:
     def __init__(self):
-        first = Path(os.environ["ASSAY_TEST_MARKS"]) / "made-once"
+        first = Path(tempfile.gettempdir()) / "made-once"
         try:
             os.close(os.open(first, os.O_CREAT | os.O_EXCL))
         except FileExistsError:

@@ -152,7 +152,7 @@ def test_a_killed_run_shows_where_each_task_run_stood_and_resume_finishes_it(
     process = subprocess.Popen(
         [*ASSAY, "run", SHOP, "--agent", *map(str, run)],
         cwd=tmp_path,
-        env={**os.environ, "ASSAY_TEST_STUCK_TASK": STUCK_TASK},
+        env={**os.environ, "STUCK_TASK_ID": STUCK_TASK},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

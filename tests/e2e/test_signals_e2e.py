@@ -134,7 +134,7 @@ def test_a_stop_lets_what_began_finish_and_starts_nothing_more(tmp_path, workers
 
 def test_a_second_ctrl_c_stops_at_once(tmp_path):
     url = f"sqlite:///{tmp_path / 'records.db'}"
-    process = start(url, tmp_path, 2, STUCK, {"ASSAY_TEST_STUCK_TASK": STUCK_TASK})
+    process = start(url, tmp_path, 2, STUCK, {"STUCK_TASK_ID": STUCK_TASK})
     stuck = f"SELECT count(*) FROM task_runs WHERE phase = 'started' AND task_id = '{STUCK_TASK}'"
     wait_until(url, stuck, lambda count: count == 2, process)
     workers = children(process.pid)

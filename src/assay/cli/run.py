@@ -139,6 +139,14 @@ def run(
             "or $ANTHROPIC_BASE_URL for an agent of Anthropic's API)."
         ),
     ] = None,
+    agent_endpoint: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="URL",
+            help="Python class agents: a model endpoint the agent's sandbox may reach (only its "
+            "host and port, through a proxy); repeat.",
+        ),
+    ] = None,
     temperature: Annotated[
         float | None, typer.Option(help="model:<name> agents: sampling temperature.")
     ] = None,
@@ -229,13 +237,19 @@ def run(
             max_connections,
             model_timeout,
         )
-    if (
-        concurrency > 1
-        and agent is not None
-        and ":" in agent
-        and not agent.startswith(("model:", "replay:", "wrong:", "cli:"))
-    ):
+    from assay.taskrun.agents.resolve import is_class_agent
+
+    if concurrency > 1 and agent is not None and is_class_agent(agent):
         raise UsageError("--concurrency: a Python class agent acts in one process; use --workers")
+    if agent is not None and is_class_agent(agent):
+        from assay.taskrun.agents.sandbox import unavailable
+
+        if reason := unavailable():
+            typer.echo(f"note: the agent runs as a process, not in a sandbox: {reason}", err=True)
+    if agent_endpoint:
+        from assay.taskrun.agents.endpoints import set_endpoints
+
+        set_endpoints(agent_endpoint)
     if pass_threshold is not None:
         from assay.world.sandbox.dataset import PASS_THRESHOLD_ENV
 

@@ -35,9 +35,10 @@ def run_task(
         sqlite3.Error,
     ) as failure:  # the snapshot could not be built or copied
         message = f"the world could not be reset: {failure}"
-        return world_failed(
+        failed = world_failed(
             task, message, run_id=run_id, repeat=repeat, agent=agent_name, started=started
         )
+        return with_agent_isolation(failed, agent)
     try:
         drive(session, agent)
         collect = getattr(agent, "collect", None)  # a CLI agent's log, read from its sandbox
@@ -54,9 +55,15 @@ def run_task(
         kept = kept_folder(benchmark.world)
         if kept is not None:  # the sandbox's files go with the trial's close
             keep_task_run(kept, session.live.trial, result)
-        return with_model_usage(result, agent)
+        return with_agent_isolation(with_model_usage(result, agent), agent)
     finally:
         session.live.close()
+
+
+def with_agent_isolation(result: TaskRunResult, agent: Agent) -> TaskRunResult:
+    """How a Python class agent was kept from the world: in a sandbox or a process of its own."""
+    isolation = getattr(agent, "isolation", None)
+    return result if isolation is None else result.model_copy(update={"agent_isolation": isolation})
 
 
 def with_model_usage(result: TaskRunResult, agent: Agent) -> TaskRunResult:

@@ -37,9 +37,11 @@ class TaskRunResult(BaseModel, defer_build=True):
     final_state_hash: str
     started_at: str
     duration_s: float
+    # A Python class agent's: `sandbox`, or `process` where the machine could not give one.
+    agent_isolation: Literal["sandbox", "process"] | None = None
     # what the agent changed against the starting state, and the services' requests (capped)
     changes: StateChanges | None = None
-    trajectory: dict[str, Any] | None = None
+    trajectory: dict[str, Any] | None = None  # last: the store splices it in there
 
     def as_json(self, *, trajectory: bool = True) -> dict[str, Any]:
         exclude = None if trajectory else {"trajectory"}

@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -231,6 +232,8 @@ def _columns(connection: sqlite3.Connection, table: str) -> tuple[str, ...]:
 
 
 def _read_cached(stem: Path, key: str) -> Snapshot | None:
+    """The cached snapshot, if its image is the one built for `key`: its bytes' digest is checked
+    at every read, so an image changed since (a poisoned cache) is built again, with a note."""
     image, meta = Path(f"{stem}.sqlite"), Path(f"{stem}.json")
     try:
         info: dict[str, Any] = json.loads(meta.read_text())
@@ -238,7 +241,13 @@ def _read_cached(stem: Path, key: str) -> Snapshot | None:
             return None
         columns = {table: tuple(names) for table, names in info["columns"].items()}
         tracked = frozenset(info["tracked"])
-        return Snapshot(key, image.read_bytes(), columns, info["digests"], tracked)
+        data = image.read_bytes()
+        if hashlib.sha256(data).hexdigest() != info["image_sha256"]:
+            print(
+                f"note: {shown(image)} is not the image built: building it again", file=sys.stderr
+            )
+            return None
+        return Snapshot(key, data, columns, info["digests"], tracked)
     except (OSError, ValueError, KeyError):
         return None
 
@@ -251,6 +260,7 @@ def _write_cached(stem: Path, snapshot: Snapshot) -> Snapshot:
             "columns": snapshot.columns,
             "digests": snapshot.digests,
             "tracked": sorted(snapshot.tracked),
+            "image_sha256": hashlib.sha256(snapshot.image).hexdigest(),
         }
         for suffix, data in ((".sqlite", snapshot.image), (".json", json.dumps(meta).encode())):
             temporary = Path(f"{stem}{suffix}.{os.getpid()}.tmp")

@@ -25,8 +25,9 @@ def main(spec: str) -> None:
     channel_in, channel_out = _take_channel()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the run's to handle, not the agent's
     _end_with_parent(os.getppid())
-    hello = _read(channel_in)
-    for entry in reversed((hello or {}).get("path", [])):
+    hello = _read(channel_in) or {}
+    os.environ.update(hello.get("env", {}))  # the proxy to the model endpoints it may reach
+    for entry in reversed(hello.get("path", [])):
         if entry not in sys.path:
             sys.path.insert(0, entry)
     try:

@@ -21,7 +21,7 @@ API_DEFAULTS: dict[str, tuple[str, str, str]] = {
 }
 
 
-class Usage(BaseModel):
+class Usage(BaseModel, defer_build=True):
     """Which fields of the JSON objects in the agent's log count its tokens."""
 
     model_config = ConfigDict(extra="forbid")
@@ -33,7 +33,7 @@ class Usage(BaseModel):
     calls: str | None = Field(None, description="A field whose last value counts the calls.")
 
 
-class Recipe(BaseModel):
+class Recipe(BaseModel, defer_build=True):
     """One command-line agent: its install, its run, its log."""
 
     model_config = ConfigDict(extra="forbid")

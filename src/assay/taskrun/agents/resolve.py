@@ -64,6 +64,11 @@ def agent_factory(name: str, *, action_timeout_s: float = DEFAULT_ACTION_TIMEOUT
     )
 
 
+def is_class_agent(name: str) -> bool:
+    """Whether `--agent name` names a user's Python class (`module:Class`, `file.py:Class`)."""
+    return ":" in name and not name.startswith(("model:", "replay:", "wrong:", "cli:"))
+
+
 def check_agent_for(name: str, task: TaskSpec, made: AgentFactory | None = None) -> None:
     """Refuse before running when a scripted agent has no script for this task; `made`, the
     factory of `name` if there is one already, spares reading saved trajectories again."""

@@ -19,7 +19,13 @@ from assay.world.postgres.database import PostgresDatabase
 from assay.world.postgres.guard import ReadOnlyDatabase, Rows
 from assay.world.postgres.schema import primary_keys
 from assay.world.postgres.server import PREFIX, Login, Server
-from assay.world.postgres.template import Template, load_template, table_digest
+from assay.world.postgres.template import (
+    Template,
+    discard,
+    intact,
+    load_template,
+    table_digest,
+)
 from assay.world.postgres.translate import Translator
 from assay.world.seed import first_line
 
@@ -47,6 +53,7 @@ class PostgresBackend:
         self.root = root
         self.spec = spec
         self.server = Server(url, prefix, problem)
+        self._checked = False  # whether a copy of the template was checked against its digests
 
     @cached_property
     def snapshot(self) -> Template:
@@ -57,17 +64,34 @@ class PostgresBackend:
         return Translator(self.snapshot.rowids, primary_keys(self.root, self.spec))
 
     def open_copy(self) -> PostgresCopy:
-        """A database of its own for one task run; EnvironmentFailure if the server refuses."""
+        """A database of its own for one task run; EnvironmentFailure if the server refuses.
+
+        The first copy a process makes of the template is checked against the template's digests
+        before anyone uses it; a template changed since it was built is built again."""
         name = self.server.new_name("r")
         try:
             login = self.server.create_copy(name, self.snapshot.name)
         except psycopg.Error as error:
             raise EnvironmentFailure(f"CREATE DATABASE failed: {first_line(error)}") from None
         try:
+            if not self._checked and not self._copy_intact(name):
+                self.server.drop_copy(name)
+                discard(self.server, self.snapshot)
+                for built in ("snapshot", "translator"):
+                    self.__dict__.pop(built, None)
+                return self.open_copy()
             return PostgresCopy(self, name, login)
         except BaseException:
             self.server.drop_copy(name)
             raise
+
+    def _copy_intact(self, name: str) -> bool:
+        self._checked = True
+        connection = self.server.connect(name)
+        try:
+            return intact(connection, self.snapshot)
+        finally:
+            connection.close()
 
     def initial(self) -> ReadOnlyDatabase:
         connection = self.server.connect(self.snapshot.initial, check=True)

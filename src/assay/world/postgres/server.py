@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import secrets
 import threading
@@ -36,6 +37,13 @@ class Server:
         self._admin: psycopg.Connection[Any] | None = None
 
     @cached_property
+    def check_password(self) -> str:
+        """The check role's password: derived from the admin's URL (its password with it), so that
+        every process given that URL logs in as the check role, and no one without it; a server
+        that asks every role for a password (no `trust` in pg_hba.conf) needs one."""
+        return hashlib.sha256(f"assay-check\0{self.url}\0{self.check_role}".encode()).hexdigest()
+
+    @cached_property
     def adapters(self) -> Any:
         return sqlite_values()
 
@@ -47,8 +55,7 @@ class Server:
         if dbname is not None:
             params["dbname"] = dbname
         if check:
-            params["user"] = self.check_role
-            params.pop("password", None)
+            params["user"], params["password"] = self.check_role, self.check_password
         if login is not None:
             params["user"], params["password"] = login
         return make_conninfo(**params)
@@ -152,10 +159,18 @@ class Server:
         if self._missing(self.world_role):
             with suppress(*GONE):  # another process made it first
                 self.command(sql.SQL("CREATE ROLE {} NOLOGIN " + LIMITED).format(world))
+        password = sql.Literal(self.check_password)
         if not self._missing(self.check_role):
+            # made by an older assay without a password; another process may be setting it now
+            with suppress(psycopg.errors.InternalError_):
+                self.command(sql.SQL("ALTER ROLE {} PASSWORD {}").format(check, password))
             return
         try:
-            self.command(sql.SQL("CREATE ROLE {} LOGIN " + LIMITED + " NOINHERIT").format(check))
+            self.command(
+                sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} " + LIMITED + " NOINHERIT").format(
+                    check, password
+                )
+            )
         except GONE:
             return  # another process made it first
         self.command(sql.SQL("ALTER ROLE {} SET default_transaction_read_only = on").format(check))

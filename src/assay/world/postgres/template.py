@@ -7,6 +7,7 @@ its metadata (columns, content digests, rowid columns) rides in the database's c
 from __future__ import annotations
 
 import json
+import sys
 from contextlib import suppress
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -75,6 +76,22 @@ def load_template(server: Server, root: Path, spec: WorldSpec) -> Template:
             server.create_database(template.initial, template.name)
             server.connect_only(template.initial, server.check_role)
     return template
+
+
+def intact(connection: Any, template: Template) -> bool:
+    """Whether a database copied from `template` just now holds what the template's digests say
+    (no one may connect to a template itself): a changed template is no snapshot to reset from."""
+    return all(
+        table_digest(connection, table) == digest for table, digest in template.digests.items()
+    )
+
+
+def discard(server: Server, template: Template) -> None:
+    """Drop a template that is not the one built (and its initial copy), with a note."""
+    print(f"note: template database {template.name} is not the one built: building it again",
+          file=sys.stderr)  # fmt: skip
+    server.drop_database(template.initial)
+    server.drop_database(template.name)
 
 
 def _read(server: Server, name: str, key: str) -> Template | None:

@@ -147,7 +147,23 @@ def _allowlist(pid: int, allowed_hosts: Sequence[str]) -> Network:
         allowlist = Allowlist(allowed_hosts)
     except ValueError as error:
         raise NetworkFailed(f"allowed hosts: {error}") from None
-    _ip(pid, "link", "set", "lo", "up")
+    network = proxied(pid, allowlist)
+    try:
+        _offer_packages(network, pid, allowlist)
+    except BaseException:
+        network.close()
+        raise
+    shown = ", ".join(allowed_hosts) or "(none)"
+    network.notes.append(f"allowlist through the proxy at {network.env['HTTP_PROXY']}: {shown}")
+    return network
+
+
+def proxied(pid: int, allowlist: Allowlist, *, bring_up: bool = True) -> Network:
+    """A proxy that admits only what `allowlist` does, on 127.0.0.1 of the namespace of `pid`,
+    and the proxy variables that name it; `bring_up` False: its loopback is up already. Raises
+    NetworkFailed."""
+    if bring_up:
+        _ip(pid, "link", "set", "lo", "up")
     listener = listen_inside(pid)
     network = Network("allowlist")
     network.proxy = Proxy(listener, allowlist, host_addresses(), network.refused)
@@ -160,13 +176,6 @@ def _allowlist(pid: int, allowed_hosts: Sequence[str]) -> Network:
     for name in ("HTTP_PROXY", "HTTPS_PROXY"):
         network.env[name] = network.env[name.lower()] = url
     network.env["NO_PROXY"] = network.env["no_proxy"] = NO_PROXY
-    try:
-        _offer_packages(network, pid, allowlist)
-    except BaseException:
-        network.close()
-        raise
-    shown = ", ".join(allowed_hosts) or "(none)"
-    network.notes.append(f"allowlist through the proxy at {url}: {shown}")
     return network
 
 

@@ -47,6 +47,8 @@ class Allowlist:
     but not example.org itself, which needs its own entry. No ports, schemes or paths.
     """
 
+    not_admitted = "is not one of the task's allowed hosts"
+
     def __init__(self, entries: Sequence[str]) -> None:
         self.names: set[str] = set()
         self.suffixes: set[str] = set()
@@ -62,9 +64,14 @@ class Allowlist:
             else:
                 self.names.add(bare)
 
-    def admits(self, host: str) -> bool:
+    def admits(self, host: str, port: int | None = None) -> bool:
         name = normal_host(host)
         return name in self.names or any(name.endswith(suffix) for suffix in self.suffixes)
+
+    def named(self, host: str, port: int) -> bool:
+        """Whether host:port was named exactly, so that it is reached even on the host's
+        loopback (a model endpoint the user named); never for a task's allowed hosts."""
+        return False
 
 
 def normal_host(host: str) -> str:
@@ -227,8 +234,9 @@ class Proxy:
     async def _open(self, request: Request) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         """A connection to the requested host, once the allowlist admits it and no address it
         resolves to is one the proxy never connects to."""
-        if not self.allowlist.admits(request.host):
-            raise Refusal(request.host, f"{request.host} is not one of the task's allowed hosts")
+        if not self.allowlist.admits(request.host, request.port):
+            raise Refusal(request.host, f"{request.host} {self.allowlist.not_admitted}")
+        exact = self.allowlist.named(request.host, request.port)
         loop = asyncio.get_running_loop()
         try:
             infos = await loop.getaddrinfo(request.host, request.port, type=socket.SOCK_STREAM)
@@ -239,7 +247,7 @@ class Proxy:
         found = (str(info[4][0]).partition("%")[0] for info in infos)
         addresses = list(dict.fromkeys(ipaddress.ip_address(address) for address in found))
         for address in addresses:
-            what = forbidden(address, self.host_addresses)
+            what = None if exact else forbidden(address, self.host_addresses)
             if what and request.host == str(address):
                 raise Refusal(request.host, f"{address} is {what}")
             if what:
