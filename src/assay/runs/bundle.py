@@ -115,8 +115,14 @@ def opened(paths: list[str], store: str | None) -> Iterator[tuple[str | None, li
 
 
 def _is_bundle_path(text: str) -> bool:
+    """Named as a bundle, or a gzip file (its magic number) where a run id was expected."""
     path = Path(text)
-    return text.endswith(SUFFIX) or (path.is_file() and path.read_bytes()[:2] == b"\x1f\x8b")
+    if text.endswith(SUFFIX):
+        return True
+    if not path.is_file():
+        return False
+    with path.open("rb") as given:
+        return given.read(2) == b"\x1f\x8b"
 
 
 def _has_run(store: Store, run_id: str) -> bool:
