@@ -43,6 +43,25 @@ def num(value: float | None, digits: int = 3) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
+def verdict_line(run: dict[str, Any]) -> str:
+    """The verdict line written out again from the run's JSON, so the page is checked against it."""
+    line = (
+        f"score {num(run['score'])} ({run['verdict']}) · {run['outcomes']['rule_violated']} rule"
+        f" violated · {run['not_scored']} not scored"
+    )
+    blamed = run["summary"]["verifier_failures_blamed_on_agent"]
+    if blamed:
+        ran = run["scored"] + run["not_scored"]
+        line += f" · {blamed} of {ran} not achieved: the verifier failed after the agent acted"
+    return line
+
+
+def readable_k(ks: Any) -> list[str]:
+    """1, powers of two, multiples of five and the last k: those a table row is given."""
+    numbers = sorted(int(k) for k in ks)
+    return [str(k) for k in numbers if k & (k - 1) == 0 or k % 5 == 0 or k == numbers[-1]]
+
+
 def expected_fields(run: dict[str, Any]) -> dict[str, str]:
     """What a run's section must show, from a run's JSON (`assay show --json`'s benchmark_run)."""
     expected = {
@@ -54,11 +73,16 @@ def expected_fields(run: dict[str, Any]) -> dict[str, str]:
     }
     for outcome, count in run["outcomes"].items():
         expected[f"outcome-{outcome}"] = str(count)
+    expected["verdict-line"] = verdict_line(run)
+    shown = readable_k(run["pass_at_k"])
     for k, value in run["pass_at_k"].items():
+        if k not in shown:
+            continue
         expected[f"pass_at_k-{k}"] = num(value)
         expected[f"pass_hat_k-{k}"] = num(run["pass_hat_k"][k])
     for name, axis in run["axes"].items():
-        expected[f"axis-{name}"] = num(axis["score"])
+        rules_held = f"rules held {axis['rules_held']}/{axis['rules']}"
+        expected[f"axis-{name}"] = rules_held if axis["score"] is None else num(axis["score"])
     for name, split in run["by_split"].items():
         expected[f"split-{name}"] = num(split["score"])
     summary = run["summary"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.runs.rows import TaskRow
+from assay.runs.rows import AxisRow, TaskRow
 from assay.score.task import REWARDS
 
 QUIET = {
@@ -26,11 +26,12 @@ def row(
     *,
     repeat: int = 0,
     split: str = "train",
-    axes: dict[str, float] | None = None,
+    axes: dict[str, float | AxisRow] | None = None,
     status: str | None = None,
     **summary: Any,
 ) -> TaskRow:
-    """A task run row; the score defaults to 1 for verified, 0 otherwise, None when not scored."""
+    """A task run row; the score defaults to 1 for verified, 0 otherwise, None when not scored; an
+    axis given as a number is a scored axis."""
     if score is None and outcome != "not_scored":
         score = 1.0 if outcome == "verified" else 0.0
     return TaskRow(
@@ -40,7 +41,10 @@ def row(
         outcome=outcome,  # type: ignore[arg-type]
         reward=REWARDS[outcome],  # type: ignore[index]
         score=score,
-        axes=axes or {},
+        axes={
+            name: AxisRow(a) if isinstance(a, float | int) else a
+            for name, a in (axes or {}).items()
+        },
         summary={**QUIET, **summary},
         status=status or ("failed" if outcome == "not_scored" else "completed"),
     )

@@ -60,6 +60,9 @@ def test_show_prints_the_run_and_a_task_s_check_runs(assay, recorded):
     assert "refund-double-charge #1" in checks.out
     assert "✓ Exactly one card refund for A-1042" in checks.out
     assert '"actual": 1' in checks.out
+    assert "  changed refunds: 1 added · 0 changed · 0 removed\n" in checks.out
+    assert "  requests payments.refund ok\n" in checks.out
+    assert "safety rules held 2/2" in table.out  # one rule, two repeats: no score earned
     one = json.loads(assay("show", run_id, "--task", "update-address", "--json").out)
     assert [r["task_id"] for r in one["task_runs"]] == ["update-address"] * 2
     assert one["task_runs"][0]["trajectory"]["steps"]

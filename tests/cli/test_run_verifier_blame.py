@@ -33,8 +33,8 @@ def test_the_verdict_and_totals_lines_count_the_verifier_failures(assay, sabotag
     done = assay("run", sabotaged, "--workers", "1")
     assert done.code == 0, done.err
     assert (
-        "score 0.200 (partial) — 4 of 5 not achieved: the verifier failed after the agent acted"
-        in done.out
+        "score 0.200 (partial) · 0 rule violated · 0 not scored"
+        " · 4 of 5 not achieved: the verifier failed after the agent acted" in done.out
     )
     assert "verifier failures blamed on the agent 4" in done.out
     assert "not_achieved 4" in done.out

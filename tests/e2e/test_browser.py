@@ -48,6 +48,17 @@ def assert_figures(page, run_id: str, run: dict) -> None:
         assert section.locator(f'[data-field="{name}"]').inner_text().strip() == value, name
 
 
+def assert_no_credit_for_doing_nothing(page, run_id: str) -> None:
+    """The noop run's axis of rules only reads `rules held N/N`, never a score of 1."""
+    section = page.locator(f'section[data-run="{run_id}"]')
+    safety = section.locator('[data-field="axis-safety"]').inner_text()
+    assert safety.startswith("rules held ")
+    held, of = safety.removeprefix("rules held ").split("/")
+    assert held == of != "0"
+    line = section.locator('[data-field="verdict-line"]').inner_text()
+    assert line.endswith(" · 0 rule violated · 0 not scored"), line
+
+
 def test_the_report_opens_offline_and_shows_the_store_s_numbers(browser, recorded, tmp_path):
     out = tmp_path / "report.html"
     ran = subprocess.run(
@@ -65,6 +76,7 @@ def test_the_report_opens_offline_and_shows_the_store_s_numbers(browser, recorde
         page.goto(url)
         for run_id in (recorded.reference, recorded.noop):
             assert_figures(page, run_id, figures(recorded, run_id))
+        assert_no_credit_for_doing_nothing(page, recorded.noop)
         with open_store(recorded.store) as store:
             compared = load_comparison(store, recorded.reference, recorded.noop)
         test = compared.comparison.test
@@ -98,6 +110,44 @@ def test_the_report_opens_offline_and_shows_the_store_s_numbers(browser, recorde
         screenshot(page, "report")
         assert watched.errors == []
         assert watched.requests == []  # nothing fetched but the file itself
+
+
+def test_the_report_narrows_its_task_runs_by_outcome_without_a_script(browser, recorded, tmp_path):
+    out = tmp_path / "report.html"
+    ran = subprocess.run(
+        [ASSAY, "report", recorded.reference, "--store", recorded.store, "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr
+    url = out.as_uri()
+    with watched_page(browser, allowed=lambda u: u == url, offline=True) as watched:
+        page = watched.page
+        page.goto(url)
+        section = page.locator(f'section[data-run="{recorded.reference}"]')
+        task_runs = section.locator("details.task-run")
+        every = task_runs.count()
+        assert every == len(stored(recorded, recorded.reference).task_runs)
+
+        def shown() -> int:
+            return sum(task_runs.nth(i).is_visible() for i in range(every))
+
+        assert shown() == every
+        section.get_by_label("not achieved").check()
+        assert shown() == 0  # the reference achieved every task
+        section.get_by_label("verified").focus()
+        page.keyboard.press("Space")  # reachable from the keyboard
+        assert section.get_by_label("verified").is_checked()
+        assert shown() == every
+        page.keyboard.press("ArrowLeft")  # back to "all"
+        assert section.get_by_label("all").is_checked()
+        # the inlined style sheet is not escaped: its quoted font names hold
+        font = page.evaluate("getComputedStyle(document.body).fontFamily")
+        assert '"Segoe UI"' in font, font
+        screenshot(page, "report-outcome-filter")
+        assert watched.errors == []
 
 
 @pytest.fixture(scope="module")
@@ -134,6 +184,9 @@ def test_the_viewer_s_run_page_shows_the_store_s_numbers(watched, viewer, record
     page.wait_for_url(f"**/runs/{recorded.reference}")
     assert_figures(page, recorded.reference, figures(recorded, recorded.reference))
     screenshot(page, "viewer-run")
+    page.goto(f"{viewer}/runs/{recorded.noop}")
+    assert_figures(page, recorded.noop, figures(recorded, recorded.noop))
+    assert_no_credit_for_doing_nothing(page, recorded.noop)
 
 
 def test_the_viewer_s_task_run_page_shows_steps_and_evidence(watched, viewer, recorded):
@@ -153,6 +206,110 @@ def test_the_viewer_s_task_run_page_shows_steps_and_evidence(watched, viewer, re
     assert failed.details in row.inner_text()
     assert json.loads(row.locator("pre").inner_text()) == failed.evidence
     screenshot(page, "viewer-task-run")
+
+
+def test_the_viewer_s_task_run_page_shows_what_the_agent_said_and_changed(
+    watched, viewer, recorded
+):
+    page = watched.page
+    outcome = stored(recorded, recorded.reference)
+    result = next(r for r in outcome.task_runs if r.task_id == "refund-double-charge")
+    page.goto(f"{viewer}/runs/{recorded.reference}/task-runs/{result.id}")
+    turns = page.locator("ol.conversation > li")
+    kinds = [turns.nth(i).get_attribute("data-kind") for i in range(turns.count())]
+    assert kinds[0] == "customer" and "call" in kinds and "result" in kinds
+    first_call = page.locator('ol.conversation > li[data-kind="call"]').first
+    assert first_call.inner_text().startswith("call find_order")
+    assert '"order_id": "A-1042"' in first_call.inner_text()
+    added = page.locator('div.table-changes[data-table="refunds"] tr[data-change="added"]')
+    assert added.count() == 1
+    assert "ch_1042b" in added.inner_text()
+    request = page.locator("table.requests tr.request")
+    assert request.count() == 1
+    assert request.inner_text().split("\t")[1:3] == ["payments", "refund"]
+    screenshot(page, "viewer-task-run-effects")
+
+    changed = next(r for r in outcome.task_runs if r.task_id == "update-address")
+    page.goto(f"{viewer}/runs/{recorded.reference}/task-runs/{changed.id}")
+    row = page.locator('div.table-changes[data-table="orders"] tr[data-change="changed"]')
+    assert row.locator("del").inner_text() == '"4 Mill Lane, York"'
+    assert row.locator("ins").inner_text() == '"18 Mill Lane, York"'
+    assert "address" in row.locator("code").inner_text()
+
+
+def test_a_filter_on_the_run_page_narrows_the_task_runs_and_stays_in_the_link(
+    watched, viewer, recorded
+):
+    page = watched.page
+    every = stored(recorded, recorded.reference).task_runs
+    page.goto(f"{viewer}/runs/{recorded.reference}")
+    listed = page.locator("details.task-run")
+    assert listed.count() == len(every)
+    page.fill('form.task-run-filters input[name="task"]', "refund-double")
+    page.click("form.task-run-filters button")
+    page.wait_for_url("**task=refund-double*")
+    kept = [r for r in every if r.task_id == "refund-double-charge"]
+    assert listed.count() == len(kept)
+    assert (
+        page.locator('[data-field="filtered"]').inner_text().startswith(f"showing {len(kept)} of")
+    )
+    screenshot(page, "viewer-run-filtered")
+    page.goto(page.url)  # the link alone gives the same list
+    assert listed.count() == len(kept)
+    controls = page.locator("form.task-run-filters input, form.task-run-filters select")
+    for i in range(controls.count()):  # every control has a label a screen reader reads
+        label = controls.nth(i).evaluate(
+            "node => node.labels.length ? node.labels[0].innerText : ''"
+        )
+        assert label.strip(), controls.nth(i).get_attribute("name")
+
+
+def test_a_compared_task_opens_both_task_runs_side_by_side(watched, viewer, recorded):
+    page = watched.page
+    page.goto(f"{viewer}/compare?a={recorded.reference}&b={recorded.noop}")
+    page.click('tr[data-task="refund-double-charge"] a')
+    page.wait_for_url("**/compare/tasks/refund-double-charge?*")
+    sides = page.locator("section.side")
+    assert [sides.nth(i).get_attribute("data-run") for i in range(2)] == [
+        recorded.reference,
+        recorded.noop,
+    ]
+    assert (
+        sides.nth(0)
+        .locator('div.table-changes[data-table="refunds"] tr[data-change="added"]')
+        .count()
+        >= 1
+    )
+    assert "changed no row" in sides.nth(1).inner_text()
+    screenshot(page, "viewer-compare-task")
+
+
+UNLABELLED = """() => [...document.querySelectorAll("input, select, textarea, button")]
+    .filter(node => !(node.labels && node.labels.length) && !node.getAttribute("aria-label")
+        && !(node.tagName === "BUTTON" && node.innerText.trim()))
+    .map(node => node.outerHTML)"""
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/",
+        "/runs/{reference}",
+        "/runs/{reference}?outcome=verified",
+        "/compare",
+        "/compare?a={reference}&b={noop}",
+        "/compare/tasks/update-address?a={reference}&b={noop}",
+    ],
+)
+def test_every_control_of_a_page_is_labelled_and_reached_by_tab(watched, viewer, recorded, path):
+    page = watched.page
+    page.goto(viewer + path.format(reference=recorded.reference, noop=recorded.noop))
+    assert page.evaluate(UNLABELLED) == []
+    controls = page.locator("input:visible, select:visible, button:visible").count()
+    if controls:
+        page.keyboard.press("Tab")
+        reached = page.evaluate("document.activeElement.tagName")
+        assert reached in ("A", "INPUT", "SELECT", "BUTTON")
 
 
 def test_the_viewer_compares_two_runs_picked_from_the_list(watched, viewer, recorded):

@@ -82,3 +82,32 @@ def test_a_task_run_without_a_trajectory_says_so(outcome):
     results = [outcome.task_runs[0].model_copy(update={"trajectory": None})]
     html = render_report([run_page(with_results(outcome, results))])
     assert "No trajectory was recorded for this task run." in html
+
+
+def test_a_container_task_run_shows_its_verifier_output_and_reward_file(outcome):
+    from assay.verify.model import CheckRun
+
+    script = CheckRun(
+        name="the task's tests pass",
+        type="goal",
+        kind="script",
+        weight=1.0,
+        axis=None,
+        passed=False,
+        score=0.25,
+        details="reward 0.25 < 1",
+        evidence={
+            "status": "SCORED",
+            "rewards": {"reward": 0.25, "speed": 1.0},
+            "source": "/logs/verifier/reward.json",
+            "exit_code": 1,
+            "test_stdout_tail": "test_a PASSED\ntest_b FAILED: wanted 3, got 2",
+        },
+    )
+    first, *rest = outcome.task_runs
+    container = first.model_copy(update={"checks": [script]})
+    html = render_report([run_page(with_results(outcome, [container, *rest]))])
+    section = html[html.index(f'id="{container.id}"') :]
+    assert "/logs/verifier/reward.json" in section
+    assert "test_b FAILED: wanted 3, got 2" in section
+    assert '<td>speed</td><td class="num">1.0</td>' in section

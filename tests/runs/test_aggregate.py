@@ -6,6 +6,8 @@ import pytest
 from rowmaker import repeats, row
 
 from assay.runs.aggregate import aggregate, axis_means, split_figures, summary_totals
+from assay.runs.headline import axis_text
+from assay.runs.rows import AxisRow
 
 
 def test_a_hand_worked_run():
@@ -120,3 +122,28 @@ def test_metrics_of_a_completed_run_with_no_primary_reward_count_in_the_axis_mea
     assert figures.axes["correctness"].task_runs == 1
     assert (figures.score, figures.scored, figures.not_scored) == (1.0, 1, 2)
     assert figures.pass_at_k == {"1": 1.0}  # only the task with a primary reward counts
+
+
+def test_an_axis_of_rules_only_has_rules_held_and_no_score():
+    held = AxisRow(1.0, rules_only=True, rules=2, rules_held=2)
+    broken = AxisRow(0.0, rules_only=True, rules=2, rules_held=1)
+    rows = [
+        row("a", "verified", axes={"safety": held, "correctness": 1.0}),
+        row("b", "rule_violated", axes={"safety": broken, "correctness": 0.0}),
+        row("c", "not_scored", axes={"safety": held}),
+    ]
+    figures = aggregate(rows)
+    safety = figures.axes["safety"]
+    assert safety.score is None
+    assert (safety.rules_held, safety.rules, safety.task_runs) == (3, 4, 2)
+    assert axis_text(safety) == "rules held 3/4"
+    assert axis_text(figures.axes["correctness"]) == "0.500"
+    assert figures.model_dump(mode="json")["axes"]["safety"]["score"] is None
+
+
+def test_an_axis_with_a_score_in_some_task_run_keeps_its_mean():
+    rows = [
+        row("a", "verified", axes={"x": AxisRow(1.0, rules_only=True, rules=1, rules_held=1)}),
+        row("b", "verified", 0.5, axes={"x": AxisRow(0.5, rules=1, rules_held=1)}),
+    ]
+    assert axis_means(rows)["x"].score == pytest.approx(0.75)

@@ -9,28 +9,36 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rowmaker import repeats
 
+from assay.runs.headline import readable_k
 from assay.runs.passk import k_values, pass_at, pass_hat, pass_k, task_counts
 
 
+@pytest.mark.parametrize("fewest", [0, 1, 2, 3, 7, 33])
+def test_k_is_every_value_from_one_to_the_fewest_repeats(fewest):
+    assert k_values(fewest) == list(range(1, fewest + 1))
+
+
+def test_three_repeats_give_pass_hat_three_the_reliable_every_time_figure():
+    # a: 3 of 3 verified, b: 2 of 3: pass^3 is 1 for a and 0 for b.
+    at, hat = pass_k(list(task_counts(repeats("a", "vvv") + repeats("b", "vvn")).values()))
+    assert list(hat) == ["1", "2", "3"]
+    assert hat["3"] == pytest.approx(0.5)
+    assert hat["2"] == pytest.approx((1.0 + 1 / 3) / 2)
+    assert at["3"] == pytest.approx(1.0)
+
+
 @pytest.mark.parametrize(
-    ("fewest", "ks"),
+    ("ks", "shown"),
     [
-        (0, []),
-        (1, [1]),
-        (2, [1, 2]),
-        (3, [1, 2]),
-        (4, [1, 2, 4]),
-        (5, [1, 2, 4, 5]),
-        (7, [1, 2, 4, 5]),
-        (8, [1, 2, 4, 5, 8]),
-        (10, [1, 2, 4, 5, 8, 10]),
-        (16, [1, 2, 4, 5, 8, 10, 15, 16]),
-        (20, [1, 2, 4, 5, 8, 10, 15, 16, 20]),
-        (33, [1, 2, 4, 5, 8, 10, 15, 16, 20, 25, 30, 32]),
+        ([], []),
+        ([1, 2, 3], ["1", "2", "3"]),
+        (range(1, 8), ["1", "2", "4", "5", "7"]),
+        (range(1, 17), ["1", "2", "4", "5", "8", "10", "15", "16"]),
+        (range(1, 34), ["1", "2", "4", "5", "8", "10", "15", "16", "20", "25", "30", "32", "33"]),
     ],
 )
-def test_k_is_a_power_of_two_or_a_multiple_of_five_up_to_the_fewest_repeats(fewest, ks):
-    assert k_values(fewest) == ks
+def test_a_table_shows_powers_of_two_multiples_of_five_and_the_last_k(ks, shown):
+    assert readable_k([str(k) for k in ks]) == shown
 
 
 # n = 5 runs, c = 2 verified: C(3,k)/C(5,k) is 3/5, 3/10, 1/10, 0, 0 for k = 1..5.
@@ -58,7 +66,7 @@ def test_figures_are_the_mean_over_tasks_keyed_by_k_as_text():
     # task a: n=5 c=2; task b: n=5 c=5.
     rows = repeats("a", "vvnnr") + repeats("b", "vvvvv")
     at, hat = pass_k(list(task_counts(rows).values()))
-    assert list(at) == ["1", "2", "4", "5"]
+    assert list(at) == ["1", "2", "3", "4", "5"]
     assert at["1"] == pytest.approx((0.4 + 1.0) / 2)
     assert at["2"] == pytest.approx((0.7 + 1.0) / 2)
     assert at["4"] == pytest.approx(1.0)
@@ -74,7 +82,7 @@ def test_not_scored_runs_leave_n_and_the_k_range():
     counts = task_counts(rows)
     assert counts == {"a": (4, 2), "b": (6, 3)}
     at, hat = pass_k(list(counts.values()))
-    assert list(at) == ["1", "2", "4"]
+    assert list(at) == ["1", "2", "3", "4"]
     assert at["1"] == pytest.approx((2 / 4 + 3 / 6) / 2)
     assert at["2"] == pytest.approx(((1 - 1 / 6) + (1 - 3 / 15)) / 2)
     assert hat["2"] == pytest.approx((1 / 6 + 3 / 15) / 2)

@@ -81,3 +81,12 @@ def test_a_copy_the_server_refuses_is_not_scored(tmp_path, postgres_url: str, sh
     assert result.outcome == "not_scored" and result.error is not None
     assert result.error.side == "world"
     assert "the world could not be reset: CREATE DATABASE failed: " in result.error.message
+
+
+def test_both_backends_record_the_rows_the_reference_changed(results) -> None:
+    sqlite, postgres = results[("refund-double-charge", "reference", 0)]
+    assert sqlite["changes"] == postgres["changes"]
+    (refunds,) = postgres["changes"]["tables"]
+    assert refunds["table"] == "refunds"
+    assert [row["charge_id"] for row in refunds["added"]] == ["ch_1042b"]
+    assert [r["operation"] for r in postgres["changes"]["requests"]] == ["refund"]

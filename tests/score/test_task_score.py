@@ -136,6 +136,22 @@ def test_a_failed_rule_zeroes_every_axis():
     }
 
 
+def test_an_axis_of_rules_only_counts_its_rules_held_and_is_not_a_score():
+    checks = [
+        run("goal", True, weight=1),
+        run("rule", True, axis="safety"),
+        run("rule", False, axis="safety"),
+        run("rule", True, axis="mixed"),
+        run("goal", True, axis="mixed"),
+    ]
+    found = axes(checks)
+    assert (found["safety"].rules, found["safety"].rules_held) == (2, 1)
+    assert found["safety"].rules_only
+    assert (found["mixed"].rules, found["mixed"].rules_held) == (1, 1)
+    assert not found["mixed"].rules_only
+    assert not found["__default__"].rules_only
+
+
 def test_passed_and_fraction():
     checks = [run("goal", True), run("optional", False), run("rule", True)]
     assert passed(checks) is True

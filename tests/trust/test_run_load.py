@@ -89,7 +89,7 @@ def test_unscored_task_runs_are_in_the_verdict_line(shop_copy: Path, tmp_path: P
         "run", shop_copy, "--task", "update-address", "--task", "email-tracking", cwd=tmp_path
     )
     assert done.returncode == 0, done.stderr
-    assert "score 1.000 (pass) — 1 of 2 task runs not scored · " in done.stdout
+    assert "score 1.000 (pass) · 0 rule violated · 1 not scored · " in done.stdout
     assert "not_scored 1" in done.stdout
 
 
@@ -98,8 +98,7 @@ def test_a_fully_scored_run_keeps_its_plain_verdict_line(tmp_path: Path):
 
     done = assay_here("run", SHOP, "--task", "email-tracking", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "score 1.000 (pass) · mean reward" in done.stdout
-    assert "not scored" not in done.stdout
+    assert "score 1.000 (pass) · 0 rule violated · 0 not scored · mean reward" in done.stdout
 
 
 def test_the_proof_runs_once_per_task_per_load_never_per_task_run(

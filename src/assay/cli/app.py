@@ -19,6 +19,7 @@ COMMANDS = {
     "runs": ("assay.cli.runs", "runs"),
     "show": ("assay.cli.show", "show"),
     "export": ("assay.cli.export", "export"),
+    "import": ("assay.cli.export", "import_run"),
     "compare": ("assay.cli.compare", "compare"),
     "report": ("assay.cli.report", "report"),
     "view": ("assay.cli.view", "view"),

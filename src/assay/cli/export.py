@@ -21,7 +21,14 @@ def export(
             help="A benchmark run id, or the start of one; with --failed, optional (every run).",
         ),
     ] = None,
-    format: Annotated[str, typer.Option("--format", help="jsonl or csv.")] = "jsonl",
+    format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="jsonl, csv, or bundle: one file with the run and every task run in full, "
+            "which show, report, view and import open.",
+        ),
+    ] = "jsonl",
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")
     ] = None,
@@ -57,6 +64,9 @@ def export(
         raise UsageError(f"{'--split' if split else '--world'}: only with --failed")
     if run_id is None:
         raise UsageError("RUN: give a benchmark run id (or --failed for every run)")
+    if format == "bundle":
+        _export_bundle(run_id, output, trajectories, store)
+        return
     if format not in FORMATS:
         raise UsageError(f"--format: {format!r} is not one of {', '.join(FORMATS)}")
     if trajectories and format != "jsonl":
@@ -66,6 +76,34 @@ def export(
         results = records.results(run.id, trajectories_too=trajectories)
     rows = export_rows(run.id, results, trajectories=trajectories)
     _write(write_jsonl if format == "jsonl" else write_csv, rows, output)
+
+
+def _export_bundle(run_id: str, output: Path | None, trajectories: bool, store: str | None) -> None:
+    from assay.runs.bundle import SUFFIX, write_bundle
+    from assay.runs.store import open_store
+
+    if trajectories:
+        raise UsageError("--trajectories: a bundle always holds them")
+    with open_store(store) as records:
+        found = records.benchmark_run(run_id).id
+        path = output or Path(f"{found}{SUFFIX}")
+        write_bundle(records, found, path)
+    size = path.stat().st_size
+    typer.echo(f"wrote {path} ({size / 1024:.0f} KiB): run {found}", err=True)
+
+
+def import_run(
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="A bundle from assay export.")],
+    store: StoreOption = None,
+) -> None:
+    """Load a bundle (`assay export RUN --format bundle`) into the records store."""
+    from assay.runs.bundle import import_bundle
+    from assay.runs.store import open_store
+
+    with open_store(store) as records:
+        run_id = import_bundle(records, file)
+        shown = records.location.shown
+    typer.echo(f"imported run {run_id} into {shown}")
 
 
 def _export_failed(

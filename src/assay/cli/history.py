@@ -12,6 +12,7 @@ from assay.cli.output import print_plain
 from assay.cli.render import OUTCOME_STYLE, console, summary_text
 from assay.runs.run import BenchmarkOutcome
 from assay.runs.store import RunRecord
+from assay.score.result import TaskRunResult
 
 HIDDEN = "hidden: this run is scored (--reveal shows it)"
 
@@ -80,3 +81,22 @@ def print_checks(outcome: BenchmarkOutcome) -> None:
             if check.evidence is not None:
                 evidence = json.dumps(check.evidence, default=str, ensure_ascii=False)
                 console.print(f"      evidence {escape(evidence)}", soft_wrap=True)
+        for line in changes_lines(result):
+            console.print(f"  {escape(line)}", soft_wrap=True)
+
+
+def changes_lines(result: TaskRunResult) -> list[str]:
+    """What the task run changed, a line per table, then its service requests in one line."""
+    changes = result.changes
+    if changes is None:
+        return []
+    lines = [
+        f"changed {table.table}: {len(table.added)} added · {len(table.changed)} changed · "
+        f"{len(table.removed)} removed" + (f" · {table.left_out} more" if table.left_out else "")
+        for table in changes.tables
+    ] or ["changed no row"]
+    if changes.requests:
+        asked = ", ".join(f"{r.service}.{r.operation} {r.status}" for r in changes.requests)
+        more = f" and {changes.requests_left_out} more" if changes.requests_left_out else ""
+        lines.append(f"requests {asked}{more}")
+    return lines

@@ -12,6 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from assay.cli.output import print_plain, stdout_console
+from assay.runs.headline import axis_text, readable_k, verdict_line
 from assay.runs.run import BenchmarkOutcome, BenchmarkRunResult
 from assay.score.result import TaskRunResult
 from assay.verify.script import verifier_last_line
@@ -102,31 +103,18 @@ def print_outcome(
         console.print(line)
 
 
-def verdict_line(run: BenchmarkRunResult) -> str:
-    """`score 1.000 (pass)`, saying in the same breath how many task runs were not scored, and how
-    many scored 0 because their verifier failed after the agent acted."""
-    score = "—" if run.score is None else f"{run.score:.3f}"
-    line = f"score {score} ({run.verdict})"
-    ran = run.scored + run.not_scored
-    if run.not_scored:
-        line += f" — {run.not_scored} of {ran} task runs not scored"
-    blamed = run.summary.verifier_failures_blamed_on_agent
-    if blamed:
-        line += " —" if not run.not_scored else ","
-        line += f" {blamed} of {ran} not achieved: the verifier failed after the agent acted"
-    return line
-
-
 def figures_lines(run: BenchmarkRunResult) -> list[str]:
-    """pass@k, pass^k, the interval, axes and splits, one line each where there is something."""
+    """pass@k and pass^k (a readable subset of k; JSON has every k), the interval, axes and splits,
+    one line each where there is something."""
     lines = []
-    if run.pass_at_k:
-        lines.append("pass@k " + " · ".join(f"{k}: {v:.3f}" for k, v in run.pass_at_k.items()))
-        lines.append("pass^k " + " · ".join(f"{k}: {v:.3f}" for k, v in run.pass_hat_k.items()))
+    shown = readable_k(run.pass_at_k)
+    if shown:
+        lines.append("pass@k " + " · ".join(f"{k}: {run.pass_at_k[k]:.3f}" for k in shown))
+        lines.append("pass^k " + " · ".join(f"{k}: {run.pass_hat_k[k]:.3f}" for k in shown))
     if run.ci95 is not None:
         lines.append(f"95% interval of the score [{run.ci95[0]:.3f}, {run.ci95[1]:.3f}]")
     if run.axes:
-        lines.append("axes " + " · ".join(f"{n} {a.score:.3f}" for n, a in run.axes.items()))
+        lines.append("axes " + " · ".join(f"{n} {axis_text(a)}" for n, a in run.axes.items()))
     if len(run.by_split) > 1:
         lines.append(
             "splits "

@@ -16,7 +16,8 @@ def report(
         list[str],
         typer.Argument(
             metavar="RUN...",
-            help="Benchmark runs (ids or starts of ids); each after the first is compared with it.",
+            help="Benchmark runs (ids or starts of ids, or bundle files); each after the first is "
+            "compared with it.",
         ),
     ],
     out: Annotated[
@@ -34,10 +35,11 @@ def report(
     from assay.report.comparison import load_comparison
     from assay.report.pages import load_run_page
     from assay.report.render import render_report
+    from assay.runs.bundle import opened
     from assay.runs.store import open_store
 
-    with open_store(store) as records:
-        pages = [load_run_page(records, run, reveal=reveal) for run in runs]
+    with opened(runs, store) as (where, ids), open_store(where) as records:
+        pages = [load_run_page(records, run, reveal=reveal) for run in ids]
         first = pages[0].run.id
         comparisons = [load_comparison(records, first, page.run.id) for page in pages[1:]]
     html = render_report(pages, comparisons)

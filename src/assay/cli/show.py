@@ -28,15 +28,16 @@ def show(
     """Show a benchmark run's figures and task runs; with --task, its check runs and evidence."""
     from assay.cli.history import print_checks, print_state
     from assay.cli.render import print_outcome
+    from assay.runs.bundle import opened
     from assay.runs.record import load_outcome
     from assay.runs.store import open_store
 
     chosen = output_format(fmt, as_json)
     if task is not None and chosen == "plain":
         raise UsageError("--format: plain is for tables; with --task use table or json")
-    with open_store(store) as records:
+    with opened([run_id], store) as (where, (run,)), open_store(where) as records:
         outcome = load_outcome(
-            records, run_id, task=task, trajectories=task is not None, reveal=reveal
+            records, run, task=task, trajectories=task is not None, reveal=reveal
         )
     run = outcome.benchmark_run
     if task is not None and not outcome.task_runs:

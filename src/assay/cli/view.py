@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 
@@ -12,6 +13,10 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def view(
+    bundles: Annotated[
+        list[Path] | None,
+        typer.Argument(metavar="[BUNDLE...]", help="Bundle files to view instead of the store."),
+    ] = None,
     store: StoreOption = None,
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on.")] = 8080,
@@ -20,12 +25,20 @@ def view(
     from assay.report.requirements import require_report_libraries
 
     require_report_libraries("assay view")
+    from assay.runs.bundle import opened, read_bundle
+    from assay.runs.store import open_store
+
+    for path in bundles or []:
+        read_bundle(path)  # a file that is not a bundle is refused, never served as nothing
+    with opened([str(path) for path in bundles or []], store) as (where, _):
+        _serve(open_store(where), host, port)
+
+
+def _serve(records: Any, host: str, port: int) -> None:
     import uvicorn
 
-    from assay.runs.store import open_store
     from assay.view.app import create_viewer
 
-    records = open_store(store)
     if host not in LOOPBACK:
         typer.echo(
             f"warning: the viewer asks for no key; anyone who reaches {host}:{port} sees every "

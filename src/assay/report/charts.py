@@ -8,6 +8,7 @@ import threading
 from collections.abc import Mapping, Sequence
 
 from assay.runs.compare import TaskChange
+from assay.runs.headline import readable_k
 
 OUTCOME_COLOURS = {
     "verified": "#2e7d32",
@@ -24,7 +25,7 @@ def pass_k_chart(pass_at_k: Mapping[str, float], pass_hat_k: Mapping[str, float]
     figure, axes = _figure(4.6, 2.8)
     axes.plot(ks, list(pass_at_k.values()), marker="o", label="pass@k", color="#1565c0")
     axes.plot(ks, list(pass_hat_k.values()), marker="s", label="pass^k", color="#ef6c00")
-    axes.set_xticks(ks)
+    axes.set_xticks([int(k) for k in readable_k(pass_at_k)])  # every k is drawn, a few labelled
     axes.set_xlabel("k")
     axes.set_ylim(-0.02, 1.02)
     axes.set_ylabel("mean over tasks")

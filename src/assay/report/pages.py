@@ -85,6 +85,8 @@ def charts(run: BenchmarkRunResult) -> dict[str, str]:
     if run.pass_at_k:
         drawn["pass_k"] = pass_k_chart(run.pass_at_k, run.pass_hat_k, f"{run.id}-pass")
     if run.axes:
-        scores = {name: axis.score for name, axis in run.axes.items()}
-        drawn["axes"] = axes_chart(scores, f"{run.id}-axes")
+        # an axis of rules only has no score to draw: its table row says the rules held
+        scores = {name: axis.score for name, axis in run.axes.items() if axis.score is not None}
+        if scores:
+            drawn["axes"] = axes_chart(scores, f"{run.id}-axes")
     return drawn

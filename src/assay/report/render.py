@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -11,10 +12,13 @@ from typing import Any
 
 from assay.report.charts import change_chart
 from assay.report.comparison import RunComparison
+from assay.report.conversation import conversation
 from assay.report.pages import RunPage
+from assay.runs.headline import axis_text, readable_k, verdict_line
 from assay.runs.stamps import now
 
 STYLE = "report.css"
+SEGMENT_END = re.compile(r"(?<!\\)\\r(?:\\n)?")  # an escaped CR (or CRLF) in JSON text
 
 
 @dataclass(frozen=True)
@@ -61,8 +65,13 @@ def environment(*packages: str) -> Any:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(num=number, signed=signed, pretty=pretty, action=action_text)
-    env.globals.update(Markup=_markup())
+    env.filters.update(num=number, signed=signed, pretty=pretty, action=action_text, axis=axis_text)
+    env.globals.update(
+        Markup=_markup(),
+        verdict_line=verdict_line,
+        readable_k=readable_k,
+        conversation=conversation,
+    )
     return env
 
 
@@ -80,7 +89,10 @@ def signed(value: float | None, digits: int = 3) -> str:
 
 
 def pretty(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    """Indented JSON; a carriage return inside a text (HL7 v2 ends each segment with one) breaks
+    the line there, so a message reads one segment a line rather than as literal `\\r`."""
+    text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    return SEGMENT_END.sub("\n", text)
 
 
 def action_text(action: dict[str, Any] | None) -> str:

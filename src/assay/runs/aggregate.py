@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from assay.runs.interval import ci95
 from assay.runs.passk import pass_k, task_counts
-from assay.runs.rows import TaskRow, row_of
+from assay.runs.rows import AxisRow, TaskRow, row_of
 from assay.score.result import TaskRunResult
 from assay.score.summary import SummaryTotals
 from assay.score.task import OUTCOMES, Outcome, Verdict, verdict
@@ -18,10 +18,17 @@ COUNTED = [name for name in SummaryTotals.model_fields if name != "termination"]
 
 
 class AxisFigures(BaseModel, defer_build=True):
-    """The mean of one axis's score over the scored task runs that have that axis."""
+    """One axis over the task runs that have it: the mean of its score, or, for an axis of rule
+    checks only, no score at all (a rule held earns no credit) but the rules held of all checked."""
 
-    score: float
+    score: float | None
     task_runs: int
+    rules: int = 0
+    rules_held: int = 0
+
+    @property
+    def rules_only(self) -> bool:
+        return self.score is None
 
 
 class SplitFigures(BaseModel, defer_build=True):
@@ -80,17 +87,25 @@ def outcome_counts(rows: Iterable[TaskRow]) -> dict[Outcome, int]:
 
 def axis_means(rows: Iterable[TaskRow]) -> dict[str, AxisFigures]:
     """Per axis, the mean score over the task runs that have the axis: scored ones, and completed
-    ones with no primary reward to score them by (a reward file of several metrics)."""
-    scores: dict[str, list[float]] = {}
+    ones with no primary reward to score them by (a reward file of several metrics); an axis that
+    is rules only in every one of them has rules held instead of a score."""
+    found: dict[str, list[AxisRow]] = {}
     for row in rows:
         if row.outcome == "not_scored" and row.status != "completed":
             continue
-        for name, score in row.axes.items():
-            scores.setdefault(name, []).append(score)
-    return {
-        name: AxisFigures(score=math.fsum(values) / len(values), task_runs=len(values))
-        for name, values in sorted(scores.items())
-    }
+        for name, axis in row.axes.items():
+            found.setdefault(name, []).append(axis)
+    return {name: axis_figures(axes) for name, axes in sorted(found.items())}
+
+
+def axis_figures(axes: Sequence[AxisRow]) -> AxisFigures:
+    rules_only = all(axis.rules_only for axis in axes)
+    return AxisFigures(
+        score=None if rules_only else math.fsum(axis.score for axis in axes) / len(axes),
+        task_runs=len(axes),
+        rules=sum(axis.rules for axis in axes),
+        rules_held=sum(axis.rules_held for axis in axes),
+    )
 
 
 def by_split(rows: Iterable[TaskRow]) -> dict[str, list[TaskRow]]:

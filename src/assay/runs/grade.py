@@ -20,6 +20,7 @@ from assay.verify.python import Verifiers
 from assay.verify.run import run_checks
 from assay.verify.views import ReadView
 from assay.world.database import WorldCopy
+from assay.world.diff import StateChanges, state_changes
 
 DUPLICATES = "SELECT count(*) FROM sandbox_requests WHERE duplicate_of IS NOT NULL"
 
@@ -56,6 +57,7 @@ def grade(
     except CheckError as failure:
         error = error or RunError(side="scoring", message=str(failure))
     duplicates = _duplicates(live.db, session.world.initial)
+    changes = _state_changes(session)
     standing = script_standing(checks)
     error, blamed = _script_error(standing, error)
     unscored = standing is not None and not standing.has_primary
@@ -98,8 +100,17 @@ def grade(
         final_state_hash=final_state_hash,
         started_at=now(ago_s=duration),
         duration_s=duration,
+        changes=changes,
         trajectory=rollout.trajectory(),
     )
+
+
+def _state_changes(session: Session) -> StateChanges:
+    """The rows the task run changed, over the tables its copy may have written."""
+    db = session.live.db
+    known = getattr(session.world.snapshot, "digests", {})  # a world with no tables has none
+    tables = [table for table in known if db.may_have_changed(table.lower())]
+    return state_changes(session.world.initial, db, tables)
 
 
 def world_failed(

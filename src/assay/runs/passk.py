@@ -22,9 +22,8 @@ def task_counts(rows: Iterable[TaskRow]) -> dict[str, Counts]:
 
 
 def k_values(fewest: int) -> list[int]:
-    """Powers of two and multiples of five, up to the fewest scored repeats of any task."""
-    powers = {2**exponent for exponent in range(fewest.bit_length()) if 2**exponent <= fewest}
-    return sorted(powers | set(range(5, fewest + 1, 5)))
+    """Every k from 1 to the fewest scored repeats of any task: the estimators hold for all k ≤ n."""
+    return list(range(1, fewest + 1))
 
 
 def pass_at(n: int, c: int, k: int) -> float:
@@ -49,12 +48,11 @@ def pass_k(counts: Sequence[Counts]) -> tuple[dict[str, float], dict[str, float]
         # C(top, k) / C(n, k) is the product of (top − i) / (n − i) for i < k: grow both products
         # one factor at a time and read them off at each wanted k.
         none_verified = all_verified = 1.0
-        for k in range(1, wanted[-1] + 1 if wanted else 1):
+        for k in wanted:
             none_verified *= (failed - k + 1) / (n - k + 1)
             all_verified *= (c - k + 1) / (n - k + 1)
-            if k in at:
-                at[k].append(1.0 - none_verified if failed >= k else 1.0)
-                hat[k].append(all_verified if c >= k else 0.0)
+            at[k].append(1.0 - none_verified if failed >= k else 1.0)
+            hat[k].append(all_verified if c >= k else 0.0)
     tasks = len(counts)
     return (
         {str(k): math.fsum(values) / tasks for k, values in at.items()},

@@ -5,11 +5,20 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from assay.score.result import TaskRunResult
-from assay.score.task import Outcome
+from assay.score.task import Axis, Outcome
+
+
+class AxisRow(NamedTuple):
+    """What aggregation reads of one axis of a task run."""
+
+    score: float
+    rules_only: bool = False
+    rules: int = 0
+    rules_held: int = 0
 
 
 class TaskRow(NamedTuple):
-    """What aggregation reads of a task run; `axes` maps an axis to its score."""
+    """What aggregation reads of a task run."""
 
     task_id: str
     repeat: int
@@ -17,7 +26,7 @@ class TaskRow(NamedTuple):
     outcome: Outcome
     reward: int | None
     score: float | None
-    axes: dict[str, float]
+    axes: dict[str, AxisRow]
     summary: dict[str, Any]
     status: str = "completed"
 
@@ -31,7 +40,14 @@ def row_of(result: TaskRunResult) -> TaskRow:
         outcome=result.outcome,
         reward=result.reward,
         score=result.score,
-        axes={name: axis.score for name, axis in result.axes.items()},
+        axes={name: axis_row(axis) for name, axis in result.axes.items()},
         summary=result.summary.model_dump(),
         status=result.status,
     )
+
+
+def axis_row(axis: Axis | dict[str, Any]) -> AxisRow:
+    """The aggregation row of an axis, from the model or its stored JSON (older ones lack rules)."""
+    if isinstance(axis, dict):
+        axis = Axis.model_validate(axis)
+    return AxisRow(axis.score, axis.rules_only, axis.rules, axis.rules_held)

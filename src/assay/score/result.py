@@ -10,6 +10,7 @@ from assay.score.summary import Summary
 from assay.score.task import Axis, Outcome, Verdict
 from assay.taskrun.rollout import RunError
 from assay.verify.model import CheckRun
+from assay.world.diff import StateChanges
 
 Status = Literal["active", "completed", "cancelled", "failed", "timed_out"]
 
@@ -38,6 +39,8 @@ class TaskRunResult(BaseModel, defer_build=True):
     duration_s: float
     # A Python class agent's: `sandbox`, or `process` where the machine could not give one.
     agent_isolation: Literal["sandbox", "process"] | None = None
+    # what the agent changed against the starting state, and the services' requests (capped)
+    changes: StateChanges | None = None
     trajectory: dict[str, Any] | None = None  # last: the store splices it in there
 
     def as_json(self, *, trajectory: bool = True) -> dict[str, Any]:
@@ -45,5 +48,7 @@ class TaskRunResult(BaseModel, defer_build=True):
         return self.model_dump(mode="json", by_alias=True, exclude=exclude)
 
     def redacted(self) -> TaskRunResult:
-        """Scored mode: outcome, reward, score, verdict and axes stay; details and evidence go."""
-        return self.model_copy(update={"checks": [check.redacted() for check in self.checks]})
+        """Scored mode: outcome, reward, score, verdict and axes stay; details, evidence and the
+        state's changes (which would show the world's hidden rows) go."""
+        checks = [check.redacted() for check in self.checks]
+        return self.model_copy(update={"checks": checks, "changes": None})

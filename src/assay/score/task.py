@@ -23,8 +23,17 @@ PASS_AT = 0.9
 
 
 class Axis(BaseModel, defer_build=True):
+    """One axis of a task run: its score and weight, and its rule checks and how many held."""
+
     score: float
     weight: float
+    rules: int = 0
+    rules_held: int = 0
+
+    @property
+    def rules_only(self) -> bool:
+        """No goal or optional check weighs on the axis: it has rules held, not a score."""
+        return self.weight == 0 and self.rules > 0
 
 
 class TaskScore(BaseModel, defer_build=True):
@@ -84,7 +93,8 @@ def verdict(score: float | None, has_checks: bool = True) -> Verdict:
 
 def axes(checks: Sequence[CheckRun]) -> dict[str, Axis]:
     """Per `axis` (`__default__` for none), the weighted mean of its goal and optional checks, with
-    their weight; an axis of rule checks only weighs 0 and shows 1; every axis is 0 when `zeroed`."""
+    their weight and their rule checks held; an axis of rule checks only weighs 0 and scores 1 (shown
+    as rules held, never as a score); every axis is 0 when `zeroed`."""
     groups: dict[str, list[CheckRun]] = {}
     for check in checks:
         groups.setdefault(check.axis or "__default__", []).append(check)
@@ -94,7 +104,13 @@ def axes(checks: Sequence[CheckRun]) -> dict[str, Axis]:
         graded = [check for check in group if check.type != "rule"]
         weight = math.fsum(check.weight for check in graded)
         value = 0.0 if nothing else weighted_score(graded) if graded else 1.0
-        found[name] = Axis(score=value, weight=weight)
+        rules = [check for check in group if check.type == "rule"]
+        found[name] = Axis(
+            score=value,
+            weight=weight,
+            rules=len(rules),
+            rules_held=sum(check.passed for check in rules),
+        )
     return found
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
@@ -13,6 +14,7 @@ from assay.errors import UsageError
 from assay.report.comparison import load_comparison
 from assay.report.pages import load_run_page
 from assay.report.render import STYLE, asset, compared_page, environment
+from assay.report.selection import selected, task_run_filters
 from assay.runs.record import load_outcome
 from assay.runs.store import Store, UnknownRun
 from assay.score.result import TaskRunResult
@@ -40,13 +42,29 @@ def viewer_router(store: Store) -> APIRouter:
         return _page(request, "view_runs.html", runs=listed, filters=filters)
 
     @router.get("/runs/{run_id}", name="view_run")
-    def run(request: Request, run_id: str) -> Response:
+    def run(
+        request: Request,
+        run_id: str,
+        outcome: str | None = None,
+        split: str | None = None,
+        task: str | None = None,
+        axis: str | None = None,
+        rule: str | None = None,
+        text: str | None = None,
+    ) -> Response:
         try:
-            page = load_run_page(store, run_id)
+            filters = task_run_filters(
+                outcome=outcome, split=split, task=task, axis=axis, rule=rule, text=text
+            )
+            whole = load_run_page(store, run_id)
         except UnknownRun as error:
             return _error(request, 404, str(error))
+        except UsageError as error:
+            return _error(request, 422, str(error))
+        page = selected(whole, filters)
         link = _task_run_link(request, page.run.id)
-        return _page(request, "view_run.html", page=page, href=link, page_href=link)
+        values = {"page": page, "whole": whole, "filters": filters}
+        return _page(request, "view_run.html", **values, href=link, page_href=link)
 
     @router.get("/runs/{run_id}/task-runs/{task_run_id}", name="view_task_run")
     def task_run(request: Request, run_id: str, task_run_id: str) -> Response:
@@ -69,7 +87,27 @@ def viewer_router(store: Store) -> APIRouter:
         except UsageError as error:  # an unknown run, or runs of two worlds
             status = 404 if isinstance(error, UnknownRun) else 422
             return _error(request, status, str(error))
-        return _page(request, "view_compare.html", item=item)
+
+        def task_href(task_id: str) -> str:
+            path = _path(request, "view_compare_task", task_id=task_id)
+            return f"{path}?{urlencode({'a': a, 'b': b})}"
+
+        return _page(request, "view_compare.html", item=item, task_href=task_href)
+
+    @router.get("/compare/tasks/{task_id}", name="view_compare_task")
+    def compare_task(request: Request, task_id: str, a: str = "", b: str = "") -> Response:
+        try:
+            sides = [load_outcome(store, run_id, task=task_id) for run_id in (a, b)]
+        except UnknownRun as error:
+            return _error(request, 404, str(error))
+        except UsageError as error:
+            return _error(request, 422, str(error))
+        if not any(side.task_runs for side in sides):
+            return _error(request, 404, f"neither run has a finished task run of {task_id!r}")
+        links = {
+            side.benchmark_run.id: _task_run_link(request, side.benchmark_run.id) for side in sides
+        }
+        return _page(request, "view_compare_task.html", task_id=task_id, sides=sides, links=links)
 
     @router.get(f"/assets/{STYLE}", name="view_style")
     def style() -> Response:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from assay.runs.plan import new_id
-from assay.runs.rows import TaskRow
+from assay.runs.rows import TaskRow, axis_row
 from assay.score.result import TaskRunResult
 from assay.verify.model import CheckRun
 
@@ -84,7 +84,7 @@ def task_row(row: Row) -> TaskRow:
         outcome=row.outcome,
         reward=row.reward,
         score=row.score,
-        axes={name: axis["score"] for name, axis in axes.items()},
+        axes={name: axis_row(axis) for name, axis in axes.items()},
         summary=row.summary,
         status=row.status,
     )

@@ -167,14 +167,21 @@ class Store(TaskRunReads, ValidationRecords, BuildRecords, KeyRecords):
                 ],
             )
 
-    def start_benchmark_run(self, run_id: str) -> None:
-        """Phase `started` (again, when resumed); unfinished task runs are active once more."""
+    def start_benchmark_run(self, run_id: str, at: str | None = None) -> None:
+        """Phase `started` (again, when resumed); unfinished task runs are active once more.
+        `at`: when it started, if not now (a run imported from a bundle)."""
         with self.statements.transaction() as transaction:
-            transaction.write("START_RUN", {"b_id": run_id, "b_now": now()})
+            transaction.write("START_RUN", {"b_id": run_id, "b_now": at or now()})
             transaction.write("REACTIVATE", {"b_run": run_id})
 
     def finish_benchmark_run(
-        self, run_id: str, *, phase: str, status: str, figures: dict[str, Any] | None
+        self,
+        run_id: str,
+        *,
+        phase: str,
+        status: str,
+        figures: dict[str, Any] | None,
+        at: str | None = None,
     ) -> bool:
         """Phase `completed` or `cancelled` with the run's figures; unfinished task runs are
         cancelled. Only once: False when the run had already finished (another server did it)."""
@@ -185,7 +192,7 @@ class Store(TaskRunReads, ValidationRecords, BuildRecords, KeyRecords):
                     "b_id": run_id,
                     "phase": phase,
                     "status": status,
-                    "finished_at": now(),
+                    "finished_at": at or now(),
                     "figures": figures,
                     "score": None if figures is None else figures["score"],
                     "verdict": None if figures is None else figures["verdict"],

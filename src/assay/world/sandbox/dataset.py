@@ -16,7 +16,7 @@ from pathlib import Path
 from assay.errors import SpecError, UsageError
 from assay.spec.checks import ScriptCheck
 from assay.spec.sandbox import SandboxTask, is_task_dir, read_sandbox_task, task_dirs
-from assay.spec.task import Customer, Solution, Step, TaskSpec
+from assay.spec.task import Customer, Solution, Step, TaskSpec, WrongSolution
 from assay.spec.verifier_choice import VerifierChoice, with_verifier_choice
 from assay.spec.world import DatabaseSpec, RoleSpec, WorldSpec
 from assay.world.live import World
@@ -30,6 +30,7 @@ ROLE = "agent"
 DEFAULT_AGENT_TIMEOUT_S = 3600.0  # the format's "no timeout" still ends some day
 MAX_TURNS = 1000
 ORACLE_LOG = "/logs/agent/oracle.txt"
+WRONG_DIR = "wrong"  # solution/wrong/<name>/solve.sh: careless work validation must see fail
 PASS_THRESHOLD_ENV = "ASSAY_PASS_THRESHOLD"
 
 
@@ -149,7 +150,31 @@ def task_spec(task: SandboxTask, pass_threshold: float | None = None) -> TaskSpe
         customer=Customer(request=request, default_reply="Please do the task as asked."),
         checks=[check],
         solution=solution,
+        wrong=wrong_solutions(task, timeout),
     )
+
+
+def wrong_solutions(task: SandboxTask, timeout_s: float) -> list[WrongSolution]:
+    """Each `solution/wrong/<name>/solve.sh`, careless work that `assay validate` requires not to
+    be verified: run like the oracle at the first step, every step then finished."""
+    folder = task.solution_dir / WRONG_DIR if task.solution_dir is not None else None
+    if folder is None or not folder.is_dir():
+        return []
+    finishes = [Step(finish="")] * max(len(task.steps), 1)
+    return [
+        WrongSolution(
+            name=wrong.name,
+            steps=[
+                Step(
+                    call=EXEC.name,
+                    args={"command": oracle_command(task, wrong), "timeout_s": timeout_s},
+                ),
+                *finishes,
+            ],
+        )
+        for wrong in sorted(folder.iterdir())
+        if (wrong / "solve.sh").is_file()
+    ]
 
 
 def _agent_time_limits(task: SandboxTask) -> list[float]:
@@ -186,7 +211,8 @@ def oracle_command(task: SandboxTask, folder: Path | None = None) -> str:
     through exec like any agent."""
     packed = io.BytesIO()
     with tarfile.open(fileobj=packed, mode="w:gz") as archive:
-        archive.add(folder or task.solution_dir, arcname=".")
+        # the reference carries no wrong solution with it: those are validation's, not the oracle's
+        archive.add(folder or task.solution_dir, arcname=".", filter=_without_wrong)
     payload = base64.b64encode(packed.getvalue()).decode()
     env = {"DEBIAN_FRONTEND": "noninteractive", **task.config.solution.env}
     exports = " ".join(f"{name}={shlex.quote(value)}" for name, value in env.items())
@@ -196,6 +222,11 @@ def oracle_command(task: SandboxTask, folder: Path | None = None) -> str:
         "chmod +x /solution/solve.sh && "
         f"export {exports} && (/solution/solve.sh) > {ORACLE_LOG} 2>&1"
     )
+
+
+def _without_wrong(member: tarfile.TarInfo) -> tarfile.TarInfo | None:
+    top = f"./{WRONG_DIR}"
+    return None if member.name == top or member.name.startswith(top + "/") else member
 
 
 def _world_name(path: Path) -> str:
