@@ -20,7 +20,20 @@ LAYERS: list[set[str]] = [
     {"score"},
     {"runs"},
     {"trust"},
-    {"cli", "api", "sdk", "mcp", "report", "view", "client", "gym", "rl", "openenv", "__init__"},
+    {
+        "cli",
+        "api",
+        "sdk",
+        "mcp",
+        "report",
+        "view",
+        "client",
+        "gym",
+        "rl",
+        "openenv",
+        "inspect",
+        "__init__",
+    },
 ]
 FLOOR = {name: index for index, names in enumerate(LAYERS) for name in names}
 SURFACES = len(LAYERS) - 1
