@@ -1,4 +1,5 @@
-"""`assay export`: a stored run's task runs as JSON lines or CSV, one row per task run."""
+"""`assay export`: a stored run's task runs as JSON lines or CSV, one row per task run, or as
+Harbor's job folder (one trial folder per task run)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,16 @@ def export(
             help="A benchmark run id, or the start of one; with --failed, optional (every run).",
         ),
     ] = None,
-    format: Annotated[str, typer.Option("--format", help="jsonl or csv.")] = "jsonl",
+    directory: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="[DIR]",
+            help="With --format harbor: the folder the job folder is written in.",
+        ),
+    ] = None,
+    format: Annotated[
+        str, typer.Option("--format", help="jsonl, csv or harbor (Harbor's job folder layout).")
+    ] = "jsonl",
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")
     ] = None,
@@ -57,6 +67,11 @@ def export(
         raise UsageError(f"{'--split' if split else '--world'}: only with --failed")
     if run_id is None:
         raise UsageError("RUN: give a benchmark run id (or --failed for every run)")
+    if format == "harbor":
+        _export_harbor(run_id, directory, store)
+        return
+    if directory is not None:
+        raise UsageError("DIR: only with --format harbor (use --output for a file)")
     if format not in FORMATS:
         raise UsageError(f"--format: {format!r} is not one of {', '.join(FORMATS)}")
     if trajectories and format != "jsonl":
@@ -66,6 +81,22 @@ def export(
         results = records.results(run.id, trajectories_too=trajectories)
     rows = export_rows(run.id, results, trajectories=trajectories)
     _write(write_jsonl if format == "jsonl" else write_csv, rows, output)
+
+
+def _export_harbor(run_id: str, directory: Path | None, store: str | None) -> None:
+    from assay.runs.harbor import write_harbor_job
+    from assay.runs.store import open_store
+
+    if directory is None:
+        raise UsageError("DIR: --format harbor writes a job folder; name the folder to write it in")
+    with open_store(store) as records:
+        run = records.benchmark_run(run_id)
+        results = records.results(run.id, trajectories_too=True)
+    try:
+        job = write_harbor_job(run, list(results), directory)
+    except OSError as error:
+        raise UsageError(f"DIR: cannot write {directory}: {error.strerror}") from None
+    print(f"{len(results)} trials written to {job}")
 
 
 def _export_failed(
