@@ -13,14 +13,27 @@ CONCEPTS = PACKAGE.parents[1] / "docs" / "concepts.md"
 # Top to bottom. `taskrun` and `verify` share a floor: neither imports the other (checks read the
 # final state, never the loop that made it). The surfaces may use one another.
 LAYERS: list[set[str]] = [
-    {"errors", "lazy", "provider"},  # the foundation every layer may use
+    {"errors", "lazy", "provider", "litellm_provider"},  # the foundation every layer may use
     {"spec"},
     {"world"},
     {"taskrun", "verify"},
     {"score"},
     {"runs"},
     {"trust"},
-    {"cli", "api", "sdk", "mcp", "report", "view", "client", "gym", "rl", "openenv", "__init__"},
+    {
+        "cli",
+        "api",
+        "sdk",
+        "mcp",
+        "report",
+        "view",
+        "client",
+        "gym",
+        "rl",
+        "openenv",
+        "inspect",
+        "__init__",
+    },
 ]
 FLOOR = {name: index for index, names in enumerate(LAYERS) for name in names}
 SURFACES = len(LAYERS) - 1

@@ -101,10 +101,17 @@ def require_sdk(needed_by: str) -> None:
         raise UsageError(f"{needed_by}: the openai package is missing; {MODEL_EXTRA}") from None
 
 
-def make_client(options: ModelOptions, needed_by: str = "--agent model:…") -> Any:
+def make_client(
+    options: ModelOptions, needed_by: str = "--agent model:…", model: str | None = None
+) -> Any:
     """The official SDK's client: retries with exponential backoff and jitter on 429, 5xx,
     timeouts and dropped connections, `options.retries` times. `needed_by` names what asked for
-    a model in the error when the SDK is missing."""
+    a model in the error when the SDK is missing; a `model` named `<provider>/<model>` gets
+    LiteLLM's client for that provider's native API instead."""
+    from assay.litellm_provider import LiteLLMClient, routes_through_litellm
+
+    if routes_through_litellm(model, options.base_url, needed_by):
+        return LiteLLMClient(options.base_url, options.retries, options.timeout_s)
     require_sdk(needed_by)
     import openai
 

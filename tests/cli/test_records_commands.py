@@ -134,7 +134,12 @@ def test_bad_arguments_are_exit_2_with_one_line(assay, recorded, tmp_path):
             "--task",
             "nope",
         ): f"--task: run {run_id} has no finished task run of 'nope'",
-        ("export", run_id, "--format", "xml"): "--format: 'xml' is not one of jsonl, csv",
+        (
+            "export",
+            run_id,
+            "--format",
+            "xml",
+        ): "--format: 'xml' is not one of jsonl, csv, bundle, harbor",
         (
             "export",
             run_id,

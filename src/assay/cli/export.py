@@ -1,4 +1,5 @@
-"""`assay export`: a stored run's task runs as JSON lines or CSV, one row per task run."""
+"""`assay export`: a stored run's task runs as JSON lines or CSV, one row per task run, or as
+Harbor's job folder (one trial folder per task run)."""
 
 from __future__ import annotations
 
@@ -21,12 +22,19 @@ def export(
             help="A benchmark run id, or the start of one; with --failed, optional (every run).",
         ),
     ] = None,
+    directory: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="[DIR]",
+            help="With --format harbor: the folder the job folder is written in.",
+        ),
+    ] = None,
     format: Annotated[
         str,
         typer.Option(
             "--format",
-            help="jsonl, csv, or bundle: one file with the run and every task run in full, "
-            "which show, report, view and import open.",
+            help="jsonl, csv, bundle (one file with the run and every task run in full, which "
+            "show, report, view and import open) or harbor (Harbor's job folder layout).",
         ),
     ] = "jsonl",
     output: Annotated[
@@ -67,8 +75,14 @@ def export(
     if format == "bundle":
         _export_bundle(run_id, output, trajectories, store)
         return
+    if format == "harbor":
+        _export_harbor(run_id, directory, store)
+        return
+    if directory is not None:
+        raise UsageError("DIR: only with --format harbor (use --output for a file)")
     if format not in FORMATS:
-        raise UsageError(f"--format: {format!r} is not one of {', '.join(FORMATS)}")
+        known = ", ".join((*FORMATS, "bundle", "harbor"))
+        raise UsageError(f"--format: {format!r} is not one of {known}")
     if trajectories and format != "jsonl":
         raise UsageError("--trajectories: only with --format jsonl")
     with open_store(store) as records:
@@ -104,6 +118,22 @@ def import_run(
         run_id = import_bundle(records, file)
         shown = records.location.shown
     typer.echo(f"imported run {run_id} into {shown}")
+
+
+def _export_harbor(run_id: str, directory: Path | None, store: str | None) -> None:
+    from assay.runs.harbor import write_harbor_job
+    from assay.runs.store import open_store
+
+    if directory is None:
+        raise UsageError("DIR: --format harbor writes a job folder; name the folder to write it in")
+    with open_store(store) as records:
+        run = records.benchmark_run(run_id)
+        results = records.results(run.id, trajectories_too=True)
+    try:
+        job = write_harbor_job(run, list(results), directory)
+    except OSError as error:
+        raise UsageError(f"DIR: cannot write {directory}: {error.strerror}") from None
+    print(f"{len(results)} trials written to {job}")
 
 
 def _export_failed(

@@ -21,7 +21,7 @@ class ModelCustomer(CustomerScript):
         super().__init__(spec)
         self.model = model
         self.options = ModelOptions.from_env()
-        self.client = client or make_client(self.options, "--customer model:…")
+        self.client = client or make_client(self.options, "--customer model:…", model)
         self.usage = Usage()  # counted in the task run's usage with the agent's
         self.satisfied = False
         self.turns: list[dict[str, str]] = []  # the conversation as the customer saw it

@@ -68,7 +68,7 @@ def _ask(model: str, prompt: str, name: str, usage: Usage) -> dict[str, Any]:
     the provider fails or the reply is not a verdict."""
     options = ModelOptions.from_env()
     try:
-        client = make_client(options, f"check {name!r}: a judge check")
+        client = make_client(options, f"check {name!r}: a judge check", model)
     except UsageError as missing:
         raise CheckError(str(missing)) from None
     try:

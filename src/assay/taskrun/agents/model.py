@@ -31,7 +31,7 @@ class ModelAgent:
     ):
         self.model = model
         self.options = options or ModelOptions.from_env()
-        self.client = client or make_client(self.options)
+        self.client = client or make_client(self.options, model=model)
         self.gate = gate or threading.Semaphore(1_000_000)  # shared: --max-connections
         self.messages: list[dict[str, Any]] = []
         self.usage = Usage()

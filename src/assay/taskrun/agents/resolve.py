@@ -47,7 +47,9 @@ def agent_factory(name: str, *, action_timeout_s: float = DEFAULT_ACTION_TIMEOUT
         from assay.taskrun.agents.model import ModelAgent
 
         options = ModelOptions.from_env()
-        client = make_client(options)  # one client, its connections shared by every task run
+        client = make_client(
+            options, model=model
+        )  # one client, its connections shared by every task run
         gate = threading.BoundedSemaphore(options.max_connections or 1_000_000)
         return lambda task, repeat=0: ModelAgent(model, options, client, gate)
     if name.startswith("replay:"):

@@ -22,7 +22,7 @@ class Drafting:
     def __init__(self, model: str, messages: list[dict[str, Any]], options: ModelOptions):
         self.model = model
         self.options = options
-        self.client = make_client(options, "--model")
+        self.client = make_client(options, "--model", model)
         self.messages = list(messages)
         self.usage = Usage()
 
