@@ -4,8 +4,8 @@ Run `python bench/retail.py` (or `make bench`); it prints one JSON object. The w
 into a temporary directory, the same every time. Each figure is the median of `--rounds` runs:
 - `whole_process`: `assay run WORLD --agent reference --repeats 10 --workers 1 --json`, a process
   of its own: milliseconds per task run and peak RSS (MiB).
-- `check_us`: a key-lookup SQL check in process, each task's checks run on a new locked copy
-  (`assay.verify.run_checks`), microseconds per check.
+- `check_us`: a key-lookup SQL check in process, each task's checks on a locked copy as task runs
+  get one (`assay.verify.run_checks`), microseconds per check.
 - `load_ms`: `open_benchmark` of the world in a new process on a second run (caches filled).
 - `shop_default_s` / `shop_serial_s`: `assay run worlds/shop --agent reference` with the default
   executor and with `--workers 1`, and their ratio.
@@ -66,22 +66,23 @@ import statistics, sys, time
 from assay.runs import open_benchmark
 from assay.verify import VerifyContext, run_checks
 from assay.verify.views import ReadView
-from assay.world.database import SqliteCopy
 benchmark = open_benchmark(sys.argv[1])
-snapshot = benchmark.world.snapshot
+world = benchmark.world
 rounds = []
 for _ in range(5):
     spent = checks = 0
     for task in benchmark.tasks.values():
-        copy = SqliteCopy(snapshot)
-        copy.lock_readonly()
-        view = ReadView(copy, 5.0)
-        context = VerifyContext(task=task, final=view, initial=view, agent_output="", request="")
+        live = world.reset()  # a copy as a task run gets it: used again, rolled back
+        live.freeze()
+        view = ReadView(live.db, 5.0)
+        context = VerifyContext(
+            task=task, final=view, initial=ReadView(world.initial, 5.0), agent_output="", request=""
+        )
         started = time.perf_counter()
         runs = run_checks(context, benchmark.verifiers)
         spent += time.perf_counter() - started
         checks += len(runs)
-        copy.close()
+        live.close()
     rounds.append(spent / checks * 1e6)
 print(statistics.median(rounds))
 """

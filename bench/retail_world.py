@@ -38,8 +38,10 @@ CREATE TABLE payments (id INTEGER PRIMARY KEY, order_id TEXT, kind TEXT, amount_
 CREATE INDEX payments_order ON payments(order_id);
 CREATE TABLE shipments (id INTEGER PRIMARY KEY, order_id TEXT, carrier TEXT, tracking TEXT,
                         status TEXT);
+CREATE INDEX shipments_order ON shipments(order_id);
 CREATE TABLE gift_cards (id INTEGER PRIMARY KEY, user_id TEXT UNIQUE, balance_cents INTEGER);
 CREATE TABLE addresses (id INTEGER PRIMARY KEY, user_id TEXT, line TEXT, city TEXT, zip TEXT);
+CREATE INDEX addresses_user ON addresses(user_id);
 """
 
 TOOLS = '''
