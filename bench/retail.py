@@ -9,6 +9,7 @@ into a temporary directory, the same every time. Each figure is the median of `-
 - `load_ms`: `open_benchmark` of the world in a new process on a second run (caches filled).
 - `shop_default_s` / `shop_serial_s`: `assay run worlds/shop --agent reference` with the default
   executor and with `--workers 1`, and their ratio.
+- `crossover`: 103 to 1,030 task runs with `--workers 1` and with one worker per core.
 Goals (never asserted): ≤ 5 ms per task run, ≤ 300 MiB, a check ≤ 30 µs, load ≤ 50 ms, ratio ≤ 1.2.
 """
 
@@ -123,12 +124,37 @@ def shop_start(scratch: Path, env: dict[str, str], rounds: int) -> dict:
     }
 
 
+def crossover(root: Path, scratch: Path, env: dict[str, str], rounds: int) -> list[dict]:
+    """Seconds for 1, 3, 6 and 10 repeats of every task with one process and with a pool of one
+    worker per core (`--workers N`), medians: where the pool starts to pay for its start-up."""
+    cores = str(os.cpu_count() or 1)
+    found = []
+    for repeats in (1, 3, 6, 10):
+        seconds: dict[str, list[float]] = {"1": [], cores: []}
+        for number in range(rounds):
+            for workers in seconds:
+                store = str(scratch / f"x{repeats}-{workers}-{number}.db")
+                command = [ASSAY, "run", str(root), "--agent", "reference", "--json"]
+                command += ["--repeats", str(repeats), "--workers", workers, "--store", store]
+                seconds[workers].append(timed_process(command, env)[0])
+        found.append(
+            {
+                "task_runs": TASKS * repeats,
+                "serial_s": round(statistics.median(seconds["1"]), 2),
+                f"pool_{cores}_s": round(statistics.median(seconds[cores]), 2),
+            }
+        )
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--only", choices=["whole", "check", "load", "shop"], action="append")
+    parser.add_argument(
+        "--only", choices=["whole", "check", "load", "shop", "crossover"], action="append"
+    )
     arguments = parser.parse_args()
-    parts = arguments.only or ["whole", "check", "load", "shop"]
+    parts = arguments.only or ["whole", "check", "load", "shop", "crossover"]
     with tempfile.TemporaryDirectory() as scratch_name:
         scratch = Path(scratch_name)
         env = {**os.environ, "ASSAY_HOME": str(scratch / "home")}
@@ -152,6 +178,8 @@ def main() -> None:
             figures["load_ms"] = probe(LOAD_PROBE, root, env, arguments.rounds)
         if "shop" in parts:
             figures.update(shop_start(scratch, env, arguments.rounds))
+        if "crossover" in parts:
+            figures["crossover"] = crossover(root, scratch, env, arguments.rounds)
     print(json.dumps(figures, indent=2))
 
 
