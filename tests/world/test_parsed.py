@@ -56,9 +56,7 @@ def test_a_kept_parse_is_validated_as_a_file_is(parses: list[str], tmp_path: Pat
     load_world(shop)
     file = shop / "tasks" / f"{TASK}.toml"
     kept = parsing.ParsedFiles(shop)
-    kept.kept[file.name][1]["max_turns"] = (
-        "many"  # what validation must refuse, kept for these bytes
-    )
+    kept.data(file, file.read_bytes())["max_turns"] = "many"  # what validation must refuse
     kept.changed = True
     kept.save()
     with pytest.raises(SpecError, match="max_turns"):
@@ -85,3 +83,13 @@ def test_a_home_that_cannot_be_written_still_loads(parses: list[str], monkeypatc
     parses.clear()
     load_world(shop)
     assert TASK in parses
+
+
+def test_the_parse_of_a_deleted_task_file_is_dropped(parses: list[str], tmp_path: Path):
+    shop = copy_shop(tmp_path / "shop")
+    load_world(shop)
+    (shop / "tasks" / f"{TASK}.toml").unlink()
+    other = shop / "tasks" / "ask-for-email.toml"
+    other.write_text(other.read_text().replace('title = "', 'title = "Now: '))
+    load_world(shop)
+    assert f"{TASK}.toml" not in parsing.ParsedFiles(shop).kept

@@ -33,10 +33,12 @@ class ParsedFiles:
         self.key = proof_key(PARSING_CODE, "parsed", __version__, sys.version)
         self.kept: dict[str, list[Any]] = self._read()
         self.changed = False
+        self.seen: set[str] = set()
 
     def data(self, file: Path, content: bytes) -> dict[str, Any]:
         """The TOML data of `file`, whose bytes are `content`: kept, or parsed (a SpecError)."""
         digest = hashlib.sha256(content).hexdigest()
+        self.seen.add(file.name)
         kept = self.kept.get(file.name)
         if kept is not None and kept[0] == digest:
             return kept[1]
@@ -51,10 +53,11 @@ class ParsedFiles:
         return data
 
     def save(self) -> None:
-        """Write the kept parses if one was added; a home that cannot be written to only costs
-        the next load the parse."""
+        """Write the kept parses if one was added (those of files this load did not read are
+        dropped); a home that cannot be written to only costs the next load the parse."""
         if not self.changed:
             return
+        self.kept = {name: entry for name, entry in self.kept.items() if name in self.seen}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             partial = self.path.with_suffix(f".{os.getpid()}.part")
