@@ -82,4 +82,5 @@ bench: $(BIN)/assay sandbox-tools
 	$(BIN)/python bench/gym.py
 	$(BIN)/python bench/protocols.py
 	$(BIN)/python bench/large_world.py
+	$(BIN)/python bench/retail.py
 	$(BIN)/python bench/versus.py

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from assay.runs import ProcessExecutor, SerialExecutor, executor_for, prepare, run_benchmark
+from assay.runs.execute import quick_runs, serial_is_faster
 from assay.score.result import TaskRunResult
 
 VARYING = ("id", "started_at", "duration_s")
@@ -96,6 +97,53 @@ def test_executor_for(workers, runs, kind, count) -> None:
     assert isinstance(executor, kind)
     if count is not None and isinstance(executor, ProcessExecutor):
         assert executor.workers == count
+
+
+MANY_CORES = pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="a pool needs two cores")
+
+
+def test_a_small_plan_of_quick_task_runs_runs_in_one_process() -> None:
+    assert isinstance(executor_for(None, 15, quick=True), SerialExecutor)
+
+
+@MANY_CORES
+def test_a_big_plan_of_quick_task_runs_gets_a_pool() -> None:
+    executor = executor_for(None, 100_000, quick=True)
+    assert isinstance(executor, ProcessExecutor)
+    assert executor.workers == os.cpu_count()
+
+
+@MANY_CORES
+def test_a_small_plan_of_slow_task_runs_gets_a_pool() -> None:
+    assert isinstance(executor_for(None, 15, quick=False), ProcessExecutor)
+
+
+def test_workers_asked_for_are_kept_however_small_the_plan() -> None:
+    executor = executor_for(2, 15, quick=True)
+    assert isinstance(executor, ProcessExecutor)
+    assert executor.workers == 2
+
+
+@pytest.mark.parametrize(
+    ("runs", "cores", "serial"),
+    [(15, 2, True), (15, 16, True), (100_000, 2, False), (100_000, 16, False), (5_000, 1, True)],
+)
+def test_serial_is_faster_for_few_quick_task_runs(runs, cores, serial) -> None:
+    assert serial_is_faster(runs, cores) is serial
+
+
+@pytest.mark.parametrize(
+    ("agent", "quick"),
+    [
+        ("reference", True),
+        ("noop", True),
+        ("wrong:x", True),
+        ("model:gpt", False),
+        ("cli:x", False),
+    ],
+)
+def test_scripted_agents_on_a_database_world_are_quick(shop, agent, quick) -> None:
+    assert quick_runs(shop, agent) is quick
 
 
 def test_ctrl_c_cancels_and_keeps_finished_task_runs(shop) -> None:

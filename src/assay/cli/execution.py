@@ -40,7 +40,8 @@ class Execution:
 
             raise UsageError(CONCURRENCY_REFUSED)
 
-    def executor(self, runs: int) -> Executor:
+    def executor(self, runs: int, quick: bool = False) -> Executor:
+        """The executor for `runs` task runs; `quick`: each takes milliseconds (`quick_runs`)."""
         if self.kind == "ray":
             from assay.runs.cluster import RayExecutor
 
@@ -49,4 +50,6 @@ class Execution:
             )
         from assay.runs import executor_for
 
-        return executor_for(self.workers, runs, self.action_timeout_s, self.concurrency)
+        return executor_for(
+            self.workers, runs, self.action_timeout_s, self.concurrency, quick=quick
+        )

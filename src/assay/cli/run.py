@@ -97,7 +97,9 @@ def run(
     workers: Annotated[
         int | None,
         typer.Option(
-            min=1, help="Task runs at once, each in its own process (default: one per core)."
+            min=1,
+            help="Task runs at once, each in its own process (default: one per core; one "
+            "process for a small plan of a scripted agent's task runs).",
         ),
     ] = None,
     executor: Annotated[

@@ -61,7 +61,7 @@ def _opened(
 def fresh(
     records: Store, world: Path, agent: str, choice: Choice, execution: Execution, quiet: bool
 ) -> BenchmarkOutcome:
-    from assay.runs import prepare
+    from assay.runs import prepare, quick_runs
     from assay.runs.plan import DEFAULT_SPLITS
     from assay.runs.record import record_run
     from assay.runs.run import always_scored
@@ -94,7 +94,7 @@ def fresh(
             planned,
             repeats=choice.repeats,
             scored=scored,
-            executor=execution.executor(len(planned)),
+            executor=execution.executor(len(planned), quick_runs(benchmark, agent)),
             on_result=advance,
             results=False,  # read back a page at a time to print
         )
@@ -110,6 +110,7 @@ def resumed(
     verifier_mode: VerifierChoice | None = None,
     kept: Path | None = None,
 ) -> BenchmarkOutcome:
+    from assay.runs import quick_runs
     from assay.runs.record import continue_run, resume_plan
     from assay.trust.withdrawn import withdrawn_on_file
 
@@ -129,7 +130,7 @@ def resumed(
     left_out = withdrawn_on_file(root, store=records)[0] - held
     benchmark = _opened(root, execution, record.verifier_mode, kept, left_out)
     planned = resume_plan(records, benchmark, record)
-    executor = execution.executor(len(planned))
+    executor = execution.executor(len(planned), quick_runs(benchmark, record.agent))
     with _progress(len(planned), quiet) as advance:
         return continue_run(
             records,

@@ -20,7 +20,7 @@ _EXPORTS = {
     "assay.runs.aggregate": ["Figures", "aggregate"],
     "assay.runs.benchmark": ["Benchmark", "open_benchmark"],
     "assay.runs.cluster": ["RayExecutor"],
-    "assay.runs.execute": ["Executor", "SerialExecutor", "executor_for"],
+    "assay.runs.execute": ["Executor", "SerialExecutor", "executor_for", "quick_runs"],
     "assay.runs.grade": ["grade"],
     "assay.runs.plan": ["PlannedRun", "plan", "select_tasks"],
     "assay.runs.pool": ["ProcessExecutor"],

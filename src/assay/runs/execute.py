@@ -125,19 +125,50 @@ class SerialExecutor:
             close_agents(make_agent)
 
 
+# A scripted agent's task run on a database world takes milliseconds (2.2 ms each in one process
+# on bench/retail.py's world); starting a pool (new processes that import assay and load the
+# world) about a second. Below the plan size where a pool's share of the work saves that second,
+# one process finishes first (bench/retail.py's `crossover`: on 2 cores 1,030 such task runs
+# took 3.3 s in one process and 4.9 s in a pool of two).
+QUICK_RUN_S = 0.0025
+POOL_START_S = 1.0
+
+
+def serial_is_faster(runs: int, cores: int) -> bool:
+    """Whether `runs` quick task runs finish sooner in one process than in a pool over `cores`."""
+    return runs * QUICK_RUN_S * (1 - 1 / max(cores, 1)) < POOL_START_S
+
+
 def executor_for(
     workers: int | None,
     runs: int,
     action_timeout_s: float = DEFAULT_ACTION_TIMEOUT_S,
     concurrency: int = 1,
+    *,
+    quick: bool = False,
 ) -> Executor:
     """One process for one worker (or one task run); a pool otherwise. None: one per core, unless
-    task runs are to run concurrently in threads: then one process, unless `workers` says more.
-    `concurrency`: task runs in flight at once in each process."""
-    default = 1 if concurrency > 1 else (os.cpu_count() or 1)
+    task runs are to run concurrently in threads, or are `quick` (each takes milliseconds: see
+    `quick_runs`) and so few that a pool could not make up for its start (`serial_is_faster`):
+    then one process, unless `workers` says more. `concurrency`: task runs in flight at once in
+    each process."""
+    cores = os.cpu_count() or 1
+    small = quick and serial_is_faster(runs, cores)
+    default = 1 if concurrency > 1 or small else cores
     count = workers if workers is not None else default
     if count <= 1 or runs <= 1:
         return SerialExecutor(action_timeout_s, concurrency)
     from assay.runs.pool import ProcessExecutor  # multiprocessing only for a pool
 
     return ProcessExecutor(count, action_timeout_s, concurrency)
+
+
+SCRIPTED_AGENTS = ("noop", "reference", "oracle")
+SCRIPTED_PREFIXES = ("wrong:", "replay:")
+
+
+def quick_runs(benchmark: Benchmark, agent: str) -> bool:
+    """Whether each task run takes milliseconds: a scripted agent (no model, no process of its
+    own) on a world whose tools run in this process (no container-format sandbox)."""
+    scripted = agent in SCRIPTED_AGENTS or agent.startswith(SCRIPTED_PREFIXES)
+    return scripted and benchmark.world.sandbox is None

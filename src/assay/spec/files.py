@@ -22,16 +22,23 @@ def shown(path: Path) -> str:
         return str(path)
 
 
-def read_text(path: Path) -> str:
-    """A file a world names, as text: UTF-8, a leading byte-order mark dropped; else a SpecError."""
+def read_bytes(path: Path) -> bytes:
+    """A file a world names, as bytes; else a SpecError."""
     if path.is_dir():
         raise SpecError(shown(path), None, "is a directory, not a file")
     if not path.is_file():
         raise SpecError(shown(path), None, "file not found")
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except OSError as error:
         raise SpecError(shown(path), None, f"cannot read: {error.strerror or error}") from None
+
+
+def read_text(path: Path, data: bytes | None = None) -> str:
+    """A file a world names, as text: UTF-8, a leading byte-order mark dropped; else a SpecError.
+    `data`: its bytes, read already."""
+    if data is None:
+        data = read_bytes(path)
     if b"\0" in data:
         raise SpecError(shown(path), None, f"not text: a NUL byte at byte {data.index(0)}")
     try:
@@ -41,8 +48,9 @@ def read_text(path: Path) -> str:
         raise SpecError(shown(path), None, f"not UTF-8 text ({where})") from None
 
 
-def read_toml(path: Path) -> dict[str, Any]:
-    text = read_text(path)
+def read_toml(path: Path, data: bytes | None = None) -> dict[str, Any]:
+    """A TOML file's data (`data`: its bytes, read already); else a SpecError."""
+    text = read_text(path, data)
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

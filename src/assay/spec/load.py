@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from assay.errors import SpecError
 from assay.spec.checks import AnswerCheck, Derived, JudgeCheck, SqlCheck
@@ -61,10 +62,18 @@ def task_files(root: Path) -> list[Path]:
     return sorted((root / TASKS_DIR).glob("*.toml"))
 
 
-def read_task(path: Path, backend: str = "sqlite", *, prove_queries: bool = True) -> TaskSpec:
+def read_task(
+    path: Path,
+    backend: str = "sqlite",
+    *,
+    prove_queries: bool = True,
+    data: dict[str, Any] | None = None,
+) -> TaskSpec:
     """A task file as its model; `prove_queries=False` leaves out `check_queries` (for a caller
-    that keeps that proof for these bytes)."""
-    data = read_toml(path)
+    that keeps that proof for these bytes), `data` is the file's TOML parsed already (for a
+    caller that keeps parses)."""
+    if data is None:
+        data = read_toml(path)
     file = shown(path)
     if "id" in data:
         raise SpecError(file, "id", "unknown key: a task's id is its file name")

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.errors import SpecError, UsageError
-from assay.spec.files import shown
+from assay.spec.files import read_bytes, shown
 from assay.spec.layout import is_sandbox_world
 from assay.spec.load import TASKS_DIR, check_queries, read_task, read_world, task_files
 from assay.spec.task import TaskSpec
@@ -16,6 +16,7 @@ from assay.spec.world import WorldSpec
 from assay.world.backend import Backend, SqliteBackend, open_backend
 from assay.world.live import World
 from assay.world.modules import load_file
+from assay.world.parsed import ParsedFiles
 from assay.world.proofs import proof_key, proved_before, remember
 from assay.world.services import Service, service_class
 from assay.world.tools import BUILTIN_TOOLS, Tool
@@ -88,11 +89,12 @@ def _load(
     tasks: dict[str, TaskSpec] = {}
     files: dict[str, Path] = {}
     rejected: dict[str, SpecError] = {}
+    parsed = ParsedFiles(root)
     for file in task_files(root):
         if file.stem in left_out:
             continue
         try:
-            task = _read_task(file)
+            task = _read_task(file, parsed)
             check_task_names(task, spec, tools, shown(file))
             if prove_task is not None:
                 prove_task(task, shown(file))
@@ -103,6 +105,7 @@ def _load(
             continue
         tasks[task.id] = task
         files[task.id] = file
+    parsed.save()
     world = World(
         root, spec, tools, services, tasks, files, verifier_modules, backend, world_db=world_db
     )
@@ -111,10 +114,12 @@ def _load(
     return world, rejected
 
 
-def _read_task(file: Path) -> TaskSpec:
-    """A task file; its queries are proved read-only once for these bytes and this code."""
-    task = read_task(file, prove_queries=False)
-    kept = proof_key(QUERIES_PROOF_CODE, "queries", hashlib.sha256(file.read_bytes()).hexdigest())
+def _read_task(file: Path, parsed: ParsedFiles) -> TaskSpec:
+    """A task file, parsed once for these bytes (`assay.world.parsed`); its queries are proved
+    read-only once for these bytes and this code."""
+    content = read_bytes(file)
+    task = read_task(file, prove_queries=False, data=parsed.data(file, content))
+    kept = proof_key(QUERIES_PROOF_CODE, "queries", hashlib.sha256(content).hexdigest())
     if not proved_before(kept):
         check_queries(task, "sqlite", shown(file))  # SQLite-dialect SQL on every backend
         remember(kept)
