@@ -136,3 +136,30 @@ def test_the_reference_through_inspects_openai_provider_reaches_the_same_final_s
     assert means["verified"] == pytest.approx(
         sum(r["outcome"] == "verified" for r in reference.values()) / len(reference)
     )
+
+
+MOCK = ("--model", "mockllm/model", "--display", "plain")
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        (("-T", "world=no-such-world"), "-T world: no-such-world: not a directory"),
+        (("-T", f"world={SHOP}", "-T", "tasks=nope"), "-T tasks: unknown task 'nope'"),
+    ],
+)
+def test_a_wrong_world_or_task_is_one_line_not_a_traceback(venv, tmp_path, given, said):
+    done = subprocess.run(
+        [venv / "bin" / "python", "-m", "inspect_ai", "eval", "assay/world", *given, *MOCK],
+        cwd=tmp_path,
+        env={
+            **{k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+            "ASSAY_HOME": str(tmp_path),
+        },
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode != 0
+    shown = done.stdout + done.stderr  # inspect's plain display prints its errors on stdout
+    assert said in shown and "Traceback" not in shown, shown[-2000:]

@@ -6,10 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from inspect_ai import Task, task
+from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.solver import TaskState
 
-from assay.errors import UsageError
+from assay.errors import SpecError, UsageError
 from assay.inspect.agent import assay_agent, close_run
 from assay.inspect.scorer import assay_grade
 from assay.runs.benchmark import open_benchmark
@@ -25,11 +26,14 @@ def world(world: str, tasks: str | None = None, split: str | None = None) -> Tas
 
 
 def world_task(path: Path, tasks: str | None = None, split: str | None = None) -> Task:
-    benchmark = open_benchmark(path)
+    try:
+        benchmark = open_benchmark(path)
+    except (SpecError, UsageError) as error:  # inspect shows a prerequisite as its one line
+        raise PrerequisiteError(f"-T world: {error}") from None
     chosen = [name.strip() for name in tasks.split(",")] if tasks else None
     unknown = sorted(set(chosen or ()) - set(benchmark.tasks))
     if unknown:
-        raise UsageError(f"-T tasks: unknown task {unknown[0]!r} in {path}")
+        raise PrerequisiteError(f"-T tasks: unknown task {unknown[0]!r} in {path}")
     samples = [
         Sample(
             id=spec.id,
