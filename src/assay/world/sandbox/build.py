@@ -53,24 +53,32 @@ def cached_layer(
 def _layer(
     plan: BuildPlan, key: str, base: Path, timeout_s: float, stages: dict[str, tuple[Path, Path]]
 ) -> Path:
-    folder = layers_dir()
+    def build(home: Path) -> None:
+        try:
+            box = Sandbox.start(home / "box", base=base, workdir="/", network="public")
+        except SandboxError as error:
+            raise BuildFailed(f"environment_build_failed: {error}") from None
+        with box, StageRoots(stages, home) as roots:
+            run_steps(box, plan, timeout_s, roots)
+
+    return layer_once(layers_dir(), f"{base.name}-{key}", "build-", build)
+
+
+def layer_once(folder: Path, key: str, prefix: str, make: Callable[[Path], None]) -> Path:
+    """The layer `folder/key`, made now by `make(home)` unless an earlier run left it: `make`
+    writes it as the writable layer of a sandbox under `home/box`; one process makes it, others
+    wait on its lock and take it."""
     folder.mkdir(parents=True, exist_ok=True)
-    key = f"{base.name}-{key}"
     layer = folder / key
     if (folder / f"{key}{DONE}").exists():
         return layer
     with locked(folder / f"{key}.lock"):
-        if (folder / f"{key}{DONE}").exists():  # another process built it while we waited
+        if (folder / f"{key}{DONE}").exists():  # another process made it while we waited
             return layer
-        home = Path(tempfile.mkdtemp(prefix="build-", dir=sandbox_root()))
-        home.chmod(0o711)  # the build sandbox's keeper, an unprivileged uid, walks into it
+        home = Path(tempfile.mkdtemp(prefix=prefix, dir=sandbox_root()))
+        home.chmod(0o711)  # the sandbox's keeper, an unprivileged uid, walks into it
         try:
-            try:
-                box = Sandbox.start(home / "box", base=base, workdir="/", network="public")
-            except SandboxError as error:
-                raise BuildFailed(f"environment_build_failed: {error}") from None
-            with box, StageRoots(stages, home) as roots:
-                run_steps(box, plan, timeout_s, roots)
+            make(home)
             shutil.rmtree(layer, ignore_errors=True)
             os.rename(home / "box" / "layer" / "upper", layer)
             (folder / f"{key}{DONE}").touch()

@@ -4,18 +4,14 @@ into a cached layer over the task's image, and its model endpoint), and that lay
 from __future__ import annotations
 
 import hashlib
-import os
-import shutil
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from assay.world.sandbox.box import Sandbox, SandboxError
-from assay.world.sandbox.build import DONE, locked
+from assay.world.sandbox.build import layer_once
 from assay.world.sandbox.build import layers_dir as build_layers_dir
-from assay.world.sandbox.host import sandbox_root
 
 INSTALL_FAILED = "agent_install_failed"  # the reason's first word when an install fails
 STAGING = "/tmp/assay-agent-files"  # where the recipe's files wait while the install runs
@@ -75,25 +71,11 @@ def agent_layer(
 ) -> Path:
     """The agent's layer over `base` and the task's `layers`, installed now unless an earlier run
     left it; InstallFailed naming the failure when the install does not succeed."""
-    folder = build_layers_dir()
-    folder.mkdir(parents=True, exist_ok=True)
-    key = agent.key(base, layers)
-    layer = folder / key
-    if (folder / f"{key}{DONE}").exists():
-        return layer
-    with locked(folder / f"{key}.lock"):
-        if (folder / f"{key}{DONE}").exists():  # another process installed it while we waited
-            return layer
-        home = Path(tempfile.mkdtemp(prefix="install-", dir=sandbox_root()))
-        home.chmod(0o711)  # the build sandbox's keeper, an unprivileged uid, walks into it
-        try:
-            _install(agent, home, base, layers, env)
-            shutil.rmtree(layer, ignore_errors=True)
-            os.rename(home / "box" / "layer" / "upper", layer)
-            (folder / f"{key}{DONE}").touch()
-        finally:
-            shutil.rmtree(home, ignore_errors=True)
-    return layer
+
+    def install(home: Path) -> None:
+        _install(agent, home, base, layers, env)
+
+    return layer_once(build_layers_dir(), agent.key(base, layers), "install-", install)
 
 
 def _install(
