@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -53,6 +53,13 @@ class ScriptedModel:
         if answered < len(script):
             return script[answered]
         return {"calls": [("finish", {"output": "done"})]}
+
+
+def solutions_model(tasks: Iterable[Any]) -> ScriptedModel:
+    """A model that plays each task's reference solution, found by the task's request."""
+    return ScriptedModel(
+        {task.customer.request: solution_replies(task) for task in tasks if task.solution}
+    )
 
 
 def text_of(content: Any) -> str:

@@ -11,7 +11,7 @@ from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
-from modelkit import ScriptedModel, StandIn, solution_replies
+from modelkit import StandIn, solutions_model
 from worldkit import SHOP
 
 from assay.runs import open_benchmark
@@ -23,13 +23,7 @@ ASSAY = str(Path(sys.executable).parent / "assay")
 
 @pytest.fixture(scope="module")
 def stand_in():
-    shop = open_benchmark(SHOP)
-    scripts = {
-        task.customer.request: solution_replies(task)
-        for task in shop.tasks.values()
-        if task.solution
-    }
-    with StandIn(ScriptedModel(scripts)) as server:
+    with StandIn(solutions_model(open_benchmark(SHOP).tasks.values())) as server:
         yield server
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from modelkit import ScriptedModel, StandIn, solution_replies
+from modelkit import StandIn, solutions_model
 from worldkit import SHOP
 
 from assay.runs import open_benchmark
@@ -13,13 +13,7 @@ from assay.runs import open_benchmark
 
 @pytest.fixture(scope="module")
 def stand_in():
-    shop = open_benchmark(SHOP)
-    scripts = {
-        task.customer.request: solution_replies(task)
-        for task in shop.tasks.values()
-        if task.solution
-    }
-    with StandIn(ScriptedModel(scripts)) as server:
+    with StandIn(solutions_model(open_benchmark(SHOP).tasks.values())) as server:
         yield server
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from modelkit import ScriptedModel, StandIn, solution_replies
+from modelkit import ScriptedModel, StandIn, solutions_model
 
 from assay.provider import ModelOptions, make_client
 from assay.runs.plan import new_id
@@ -22,13 +22,7 @@ def model_run(shop, stand_in, task_id=TASK, retries=0):
 
 @pytest.fixture
 def scripted(shop):
-    return ScriptedModel(
-        {
-            task.customer.request: solution_replies(task)
-            for task in shop.tasks.values()
-            if task.solution
-        }
-    )
+    return solutions_model(shop.tasks.values())
 
 
 def test_the_reference_solution_played_by_a_model_is_verified(shop, scripted):
