@@ -71,11 +71,11 @@ def _load(
     left_out: Collection[str] = (),
 ) -> tuple[World, dict[str, SpecError]]:
     if is_sandbox_world(root):
-        from assay.world.sandbox.dataset import load_sandbox_world
+        from assay.world.container.dataset import load_container_world
 
         if world_db is not None:
             raise UsageError("--world-db: a container-format world keeps no database to move")
-        return load_sandbox_world(
+        return load_container_world(
             root, strict=strict, verifier_mode=verifier_mode, left_out=left_out
         )
     spec = read_world(root)
