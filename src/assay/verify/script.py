@@ -1,6 +1,6 @@
 """The `script` check: a container-format task's test script ran in the verifier phase; its reward
-files give the task run's status, rewards and primary reward (SPEC §2), and a failure's side
-(`assay.verify.blame`)."""
+files give the task run's status, rewards and primary reward (docs/contracts/container.md §5), and a
+failure's side (`assay.verify.blame`)."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def run_script_check(check: ScriptCheck, context: VerifyContext) -> CheckRun:
 
 def _notes(run: VerifierRun, termination: str | None) -> list[str]:
     """The verifier phase's notes, and `agent_timeout` when the agent ran out of time and
-    verification still ran (docs/contracts/container.md §5)."""
+    verification still ran (docs/contracts/container.md §5, row 19)."""
     return [*run.notes, AGENT_TIMEOUT] if termination == "timeout" else run.notes
 
 

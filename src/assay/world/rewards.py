@@ -54,7 +54,7 @@ def read_rewards(verifier_dir: Path) -> RewardReading:
         except _Unusable as unusable:
             return _error(name, str(unusable))
         if name == "reward.json" and not text.strip():
-            continue  # an empty reward.json is as if absent (SPEC §2 row 14)
+            continue  # an empty reward.json is as if absent (docs/contracts/container.md §5, row 14)
         return parse(text)
     if os.path.lexists(verifier_dir / "reward.json"):
         reason = f"{NO_REWARD_FILE}: reward.json is empty and there is no reward.txt"

@@ -1,5 +1,5 @@
-"""The Dockerfile subset assay honours (SPEC §3.2): parsed into instructions, planned stage by stage
-as steps, and the key a built layer is cached by."""
+"""The Dockerfile subset assay honours (docs/contracts/container.md §4): parsed into instructions,
+planned stage by stage as steps, and the key a built layer is cached by."""
 
 from __future__ import annotations
 

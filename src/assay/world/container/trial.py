@@ -1,5 +1,6 @@
 """One task run of a container-format task: start and build its sandbox, let the agent exec in it,
-then run the verification phases (SPEC §3.3) and leave the reward files for the script check."""
+then run the verification phases (docs/contracts/container.md §3) and leave the reward files for the
+script check."""
 
 from __future__ import annotations
 

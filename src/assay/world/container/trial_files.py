@@ -1,7 +1,8 @@
-"""A task run's files laid out as the format's own runner leaves a trial folder (SPEC §1.4):
-`agent/` (the agent's /logs/agent), `verifier/` (what the test script left in /logs/verifier),
-`artifacts/` (/logs/artifacts, each collected artifact at its destination, manifest.json); a
-multi-step task's also `steps/<name>/verifier/` and `steps/<name>/artifacts/` of each step."""
+"""A task run's files laid out as the format's own runner leaves a trial folder
+(docs/contracts/container.md §6): `agent/` (the agent's /logs/agent), `verifier/` (what the test
+script left in /logs/verifier), `artifacts/` (/logs/artifacts, each collected artifact at its
+destination, manifest.json); a multi-step task's also `steps/<name>/verifier/` and
+`steps/<name>/artifacts/` of each step."""
 
 from __future__ import annotations
 

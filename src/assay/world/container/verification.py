@@ -1,5 +1,6 @@
-"""The phases after the agent (SPEC §3.3, 4–8): pre_artifacts.sh, collect hooks, artifacts, the test
-script in the shared sandbox or a fresh one, and every sandbox stopped before anything is read."""
+"""The phases after the agent (docs/contracts/container.md §3, steps 4–8): pre_artifacts.sh, collect
+hooks, artifacts, the test script in the shared sandbox or a fresh one, and every sandbox stopped
+before anything is read."""
 
 from __future__ import annotations
 
