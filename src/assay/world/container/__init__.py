@@ -1,4 +1,5 @@
-"""Persistent bubblewrap sandboxes for container-format tasks: start, exec, copy, digest, stop."""
+"""The container world: container-format tasks as a world, each task run in persistent bubblewrap
+sandboxes (start, exec, copy, digest, stop) over a root built for its image."""
 
 from assay.world.container.box import ExecResult, Sandbox, SandboxError
 from assay.world.container.host import sandbox_available, sandbox_root
