@@ -28,7 +28,7 @@ $(BIN)/assay: pyproject.toml
 .PHONY: sandbox-tools
 sandbox-tools: $(BIN)/assay
 	@for tool in $(SANDBOX_TOOLS); do [ -x $$tool ] || missing=1; done; \
-	if [ -n "$$missing" ] || ! $(BIN)/python -c 'import sys; from assay.world.sandbox.host import is_static, BUSYBOX; sys.exit(not is_static(BUSYBOX))' 2>/dev/null; then \
+	if [ -n "$$missing" ] || ! $(BIN)/python -c 'import sys; from assay.world.container.host import is_static, BUSYBOX; sys.exit(not is_static(BUSYBOX))' 2>/dev/null; then \
 		echo "sandbox tools: apt-get install $(SANDBOX_PACKAGES)"; \
 		$(APT_GET) update -qq && $(APT_GET) install -y -qq $(SANDBOX_PACKAGES); \
 	fi

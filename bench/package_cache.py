@@ -63,7 +63,7 @@ def task_runs_s(task_dir: Path, samples: int) -> dict[str, object]:
     from assay.runs.plan import new_id
     from assay.runs.taskrun import run_task
     from assay.taskrun.agents.resolve import agent_factory
-    from assay.world.sandbox.packages import recorded
+    from assay.world.container.packages import recorded
 
     benchmark = open_benchmark(task_dir)
     (task,) = benchmark.tasks.values()
@@ -89,9 +89,9 @@ def task_runs_s(task_dir: Path, samples: int) -> dict[str, object]:
 def build_s(samples: int) -> dict[str, object]:
     """A Dockerfile's `RUN apt-get update && apt-get install -y curl`, built anew each time (a
     comment changes its key), the first with the cache cold."""
-    from assay.world.sandbox.build import cached_layer
-    from assay.world.sandbox.confine import default_base
-    from assay.world.sandbox.dockerfile import plan_build
+    from assay.world.container.build import cached_layer
+    from assay.world.container.confine import default_base
+    from assay.world.container.dockerfile import plan_build
 
     base = default_base()
     times = []

@@ -210,7 +210,7 @@ def _has_solution(task: Path) -> bool:
     step); a task assay cannot read is left for `assay run` to say why."""
     from assay.errors import SpecError
     from assay.spec.sandbox import read_sandbox_task
-    from assay.world.sandbox.dataset import solution_dirs
+    from assay.world.container.dataset import solution_dirs
 
     try:
         return bool(solution_dirs(read_sandbox_task(task)))

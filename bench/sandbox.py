@@ -38,7 +38,7 @@ def small_dir(root: Path) -> Path:
 
 
 def figures(scratch: Path, *, network: str) -> dict[str, dict[str, float]]:
-    from assay.world.sandbox import Sandbox
+    from assay.world.container import Sandbox
 
     source = small_dir(scratch)
     starts, execs, puts, stops = [], [], [], []
@@ -65,8 +65,8 @@ def figures(scratch: Path, *, network: str) -> dict[str, dict[str, float]]:
 
 
 def main() -> None:
-    from assay.world.sandbox import sandbox_available
-    from assay.world.sandbox.confine import default_base
+    from assay.world.container import sandbox_available
+    from assay.world.container.confine import default_base
 
     missing = sandbox_available()
     if missing:

@@ -65,7 +65,7 @@ def fake_mmdebstrap(directory: Path) -> Path:
 def use_fake_mmdebstrap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh roots directory, the stand-in mmdebstrap first on PATH and no host authorities (so
     a root's key is the same on every machine); returns the file the stand-in logs its runs to."""
-    from assay.world.sandbox import baseroot
+    from assay.world.container import baseroot
 
     bin_dir = fake_mmdebstrap(tmp_path)
     runs = tmp_path / "runs"

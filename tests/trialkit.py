@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from assay.world.sandbox.dataset import SandboxTasks
-from assay.world.sandbox.verification import VerifierRun
+from assay.world.container.kind import ContainerKind
+from assay.world.container.verification import VerifierRun
 
 
 @dataclass
@@ -52,7 +52,9 @@ def logs_with(folder: Path, **files: str) -> Path:
 def stand_in(monkeypatch: pytest.MonkeyPatch, verified: Mapping[str, VerifierRun]) -> None:
     """Every task run of task `id` gets a StandInTrial giving `verified[id]`."""
     monkeypatch.setattr(
-        SandboxTasks, "trial", lambda self, task_id, installed=None: StandInTrial(verified[task_id])
+        ContainerKind,
+        "trial",
+        lambda self, task_id, installed=None: StandInTrial(verified[task_id]),
     )
 
 
@@ -62,9 +64,9 @@ def note_verifier_modes(monkeypatch: pytest.MonkeyPatch, logs: Path) -> list[str
     seen: list[str] = []
     verified = logs_with(logs, reward_txt="1")
 
-    def trial(self: SandboxTasks, task_id: str, installed: object = None) -> StandInTrial:
+    def trial(self: ContainerKind, task_id: str, installed: object = None) -> StandInTrial:
         seen.append(self.tasks[task_id].config.verifier_mode())
         return StandInTrial(VerifierRun(logs=verified, problem=None))
 
-    monkeypatch.setattr(SandboxTasks, "trial", trial)
+    monkeypatch.setattr(ContainerKind, "trial", trial)
     return seen

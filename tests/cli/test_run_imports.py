@@ -17,7 +17,7 @@ from assay.runs.store import open_store
 
 SHOP = Path(__file__).resolve().parents[2] / "worlds" / "shop"
 NOT_NEEDED = (
-    *("sqlglot", "rich", "assay.world.sandbox", "assay.trust.validate", "alembic"),
+    *("sqlglot", "rich", "assay.world.container", "assay.trust.validate", "alembic"),
     "sqlalchemy",
     "multiprocessing",  # the process pool, for more than one worker
 )

@@ -10,7 +10,7 @@ import pytest
 from sandboxkit import make_task
 from trialkit import logs_with, stand_in
 
-from assay.world.sandbox.verification import VerifierRun
+from assay.world.container.verification import VerifierRun
 
 
 @pytest.fixture

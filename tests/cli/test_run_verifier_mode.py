@@ -15,6 +15,7 @@ from worldkit import SHOP
 from assay.runs import open_benchmark
 from assay.runs.plan import PlannedRun
 from assay.runs.pool import ProcessExecutor
+from assay.world.container.kind import container_kind
 
 
 @pytest.fixture
@@ -114,4 +115,4 @@ def test_worker_processes_load_the_world_with_the_runs_mode(
         )
     assert handed[0].verifier_mode == "separate"
     loaded = open_benchmark(handed[0].world, verifier_mode=handed[0].verifier_mode)
-    assert loaded.world.sandbox.tasks["shared-task"].config.verifier_mode() == "separate"
+    assert container_kind(loaded.world).tasks["shared-task"].config.verifier_mode() == "separate"

@@ -12,7 +12,7 @@ from modelkit import ScriptedModel, StandIn
 from sandboxkit import make_task
 from sandboxrun import run_one
 
-from assay.world.sandbox import sandbox_available
+from assay.world.container import sandbox_available
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "tasks"
 HELLO = EXAMPLES / "hello-world"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from sandboxkit import make_task
 
-from assay.world.sandbox import sandbox_available
+from assay.world.container import sandbox_available
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "tasks"
 pytestmark = pytest.mark.skipif(sandbox_available() is not None, reason="no bubblewrap here")

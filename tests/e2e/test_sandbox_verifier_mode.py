@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sandboxkit import make_task
 
-from assay.world.sandbox import sandbox_available
+from assay.world.container import sandbox_available
 
 pytestmark = pytest.mark.skipif(sandbox_available() is not None, reason="no bubblewrap here")
 

@@ -18,8 +18,8 @@ from assay.runs.plan import new_id
 from assay.runs.taskrun import run_task
 from assay.score.result import TaskRunResult
 from assay.taskrun.agents.scripted import ActionsAgent
-from assay.world.sandbox.dataset import SandboxTasks
-from assay.world.sandbox.verification import VerifierRun
+from assay.world.container.kind import ContainerKind
+from assay.world.container.verification import VerifierRun
 
 
 @pytest.fixture
@@ -160,7 +160,7 @@ def test_a_trial_that_does_not_say_whether_the_agent_acted_is_taken_as_not_acted
 
     trial = Silent(VerifierRun(logs=logs(tmp_path), problem=None))
     assert not hasattr(trial, "agent_acted")
-    monkeypatch.setattr(SandboxTasks, "trial", lambda self, task_id, installed=None: trial)
+    monkeypatch.setattr(ContainerKind, "trial", lambda self, task_id, installed=None: trial)
     benchmark = open_benchmark(task_dir)
     (task,) = benchmark.tasks.values()
     agent = ActionsAgent([exec_action("true")])

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from assay.world.sandbox import sandbox_available
+from assay.world.container import sandbox_available
 
 missing = sandbox_available()
 if missing is not None:  # CI installs bubblewrap; a machine without it cannot run a sandbox at all

@@ -8,7 +8,7 @@ from pathlib import Path
 from sandboxkit import make_task
 from sandboxrun import exec_action, run_one, script
 
-from assay.world.sandbox.build import layers_dir
+from assay.world.container.build import layers_dir
 
 PASS_IF_APP_X = (
     "test -f /app/x && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n"

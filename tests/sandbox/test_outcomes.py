@@ -10,8 +10,8 @@ import pytest
 from sandboxkit import make_task
 from sandboxrun import run_one, script
 
-from assay.world.sandbox import trial as trial_module
-from assay.world.sandbox.dockerfile import plan_build
+from assay.world.container import trial as trial_module
+from assay.world.container.dockerfile import plan_build
 
 REWARD_0 = "echo 0 > /logs/verifier/reward.txt\n"
 REFUSAL = "[assay-tooling] refused: uv python install 3.13: no interpreter downloads here"

@@ -11,7 +11,7 @@ from pathlib import Path
 from sandboxkit import make_task
 from sandboxrun import exec_action, run_one, script
 
-from assay.world.sandbox.packages import packages_dir, recorded
+from assay.world.container.packages import packages_dir, recorded
 
 TOML = "[agent]\ntimeout_sec = 120\n[verifier]\ntimeout_sec = 600\n"
 INSTALLS = """set -e

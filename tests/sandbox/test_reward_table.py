@@ -1,4 +1,5 @@
-"""Every row of the reward table (container SPEC §2), through real task runs in real sandboxes."""
+"""Every row of the reward table (docs/contracts/container.md §5), through real task runs in real
+sandboxes."""
 
 from __future__ import annotations
 

@@ -9,7 +9,8 @@ from sandboxkit import make_task
 
 from assay.spec.sandbox import read_sandbox_task
 from assay.spec.verifier_choice import SHARED_REFUSED, verifier_choice, with_verifier_choice
-from assay.world.sandbox.dataset import load_sandbox_world
+from assay.world.container.dataset import load_container_world
+from assay.world.container.kind import container_kind
 
 SEPARATE_WITH_ENVIRONMENT = """\
 [verifier]
@@ -59,10 +60,16 @@ def test_a_task_that_asks_for_separate_keeps_its_own_environment(tmp_path: Path)
 def test_the_loaded_world_hands_trials_the_forced_task(tmp_path: Path) -> None:
     make_task(tmp_path, "a", test_sh="exit 0\n")
     make_task(tmp_path, "b", test_sh="exit 0\n", toml='[verifier]\nenvironment_mode = "shared"\n')
-    world, _ = load_sandbox_world(tmp_path, verifier_mode="separate")
+    world, _ = load_container_world(tmp_path, verifier_mode="separate")
     assert world.verifier_mode == "separate"
-    assert {task.config.verifier_mode() for task in world.sandbox.tasks.values()} == {"separate"}
-    assert world.sandbox.tasks["b"].config.verifier_mode() == "separate"  # what a trial gets
-    as_written, _ = load_sandbox_world(tmp_path)
+    assert {task.config.verifier_mode() for task in container_kind(world).tasks.values()} == {
+        "separate"
+    }
+    assert (
+        container_kind(world).tasks["b"].config.verifier_mode() == "separate"
+    )  # what a trial gets
+    as_written, _ = load_container_world(tmp_path)
     assert as_written.verifier_mode == "task"
-    assert {task.config.verifier_mode() for task in as_written.sandbox.tasks.values()} == {"shared"}
+    assert {task.config.verifier_mode() for task in container_kind(as_written).tasks.values()} == {
+        "shared"
+    }

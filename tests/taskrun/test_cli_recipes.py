@@ -8,7 +8,7 @@ import pytest
 from assay.errors import UsageError
 from assay.taskrun.agents.cli import CliAgents, parse_log, split_spec, usage_of
 from assay.taskrun.agents.recipe import Usage, load_recipe, shipped
-from assay.world.sandbox.installed import InstalledAgent
+from assay.world.container.installed import InstalledAgent
 
 
 def test_assay_ships_the_recipes_its_docs_list() -> None:

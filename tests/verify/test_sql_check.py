@@ -182,6 +182,7 @@ def test_a_check_nothing_proved_read_only_is_still_refused_at_run_time(
         initial=ReadView(benchmark.world.initial, 2.0),
         agent_output="",
         request="",
+        world_run=live.run,
     )
     run = run_sql_check(SqlCheck(name="sneaky", sql="DELETE FROM notes", expect=0), context)
     assert (run.passed, run.details) == (False, f"the query was refused: {WRITE_REFUSED[backend]}")

@@ -1,4 +1,5 @@
-"""Every row of the reward table a verifier's files can reach (SPEC §2 rows 1-15), read from disk."""
+"""Every row of the reward table a verifier's files can reach (docs/contracts/container.md §5, rows
+1-15), read from disk."""
 
 from __future__ import annotations
 

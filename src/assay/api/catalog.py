@@ -39,7 +39,7 @@ class Catalog:
         name, benchmark = self._served(slug)
         if verifier_mode == "task":
             return benchmark
-        if benchmark.world.sandbox is None:
+        if not benchmark.world.kind.sandboxed:
             raise ApiError(
                 422,
                 "invalid_request",

@@ -157,7 +157,7 @@ def failures_text(result: TaskRunResult) -> str:
 def print_sandbox_gaps() -> None:
     """On stderr, before the first task run: each guarantee this machine cannot give a sandbox
     (every task run records the same in its notes)."""
-    from assay.world.sandbox.confine import machine_gaps
+    from assay.world.container.confine import machine_gaps
 
     for gap in machine_gaps():
         errors.print(f"sandbox: {gap}", highlight=False, markup=False, soft_wrap=True)

@@ -253,7 +253,7 @@ def run(
 
         set_endpoints(agent_endpoint)
     if pass_threshold is not None:
-        from assay.world.sandbox.dataset import PASS_THRESHOLD_ENV
+        from assay.world.container.dataset import PASS_THRESHOLD_ENV
 
         os.environ[PASS_THRESHOLD_ENV] = repr(pass_threshold)  # worker processes read it too
 

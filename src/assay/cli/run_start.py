@@ -51,7 +51,7 @@ def _opened(
         keep_artifacts=kept,
         left_out=left_out,
     )
-    if benchmark.world.sandbox is not None:
+    if benchmark.world.kind.sandboxed:
         from assay.cli.render import print_sandbox_gaps
 
         print_sandbox_gaps()

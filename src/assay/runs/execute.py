@@ -171,4 +171,4 @@ def quick_runs(benchmark: Benchmark, agent: str) -> bool:
     """Whether each task run takes milliseconds: a scripted agent (no model, no process of its
     own) on a world whose tools run in this process (no container-format sandbox)."""
     scripted = agent in SCRIPTED_AGENTS or agent.startswith(SCRIPTED_PREFIXES)
-    return scripted and benchmark.world.sandbox is None
+    return scripted and not benchmark.world.kind.sandboxed

@@ -48,7 +48,8 @@ def grade(
         initial=ReadView(session.world.initial, timeout),
         agent_output=rollout.output,
         request=rollout.request,
-        trial=live.trial,
+        world_run=live.run,
+        termination=rollout.termination,
     )
     error = rollout.error
     checks: list[CheckRun] = []
@@ -64,9 +65,8 @@ def grade(
     scored = score_task(checks, scored=(error is None or blamed) and not unscored)
     if standing is not None:
         scored.axes = standing.axes
-        _note_timeout(checks, rollout)
     task = session.task
-    final_state_hash = live.trial.verify().state_digest if live.trial else live.db.state_hash()
+    final_state_hash = live.run.state_digest()
     duration = _since(started)
     return TaskRunResult(
         id=run_id,
@@ -181,14 +181,6 @@ def _duplicates(final: WorldCopy, initial: WorldCopy) -> int:
     """Requests sent again; a copy that never wrote sandbox_requests has those it started with."""
     db = final if final.may_have_changed("sandbox_requests") else initial
     return int(db.value(DUPLICATES) or 0)
-
-
-def _note_timeout(checks: list[CheckRun], rollout: Rollout) -> None:
-    """The agent ran out of time, and verification still ran (SPEC §2, row 19)."""
-    if rollout.termination == "timeout":
-        for check in checks:
-            if check.kind == "script" and check.evidence is not None:
-                check.evidence["notes"] = [*check.evidence["notes"], "agent_timeout"]
 
 
 def _since(started: float | None) -> float:

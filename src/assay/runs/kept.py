@@ -12,6 +12,7 @@ from assay.errors import UsageError
 
 if TYPE_CHECKING:
     from assay.score.result import TaskRunResult
+    from assay.world.kind import KindRun
     from assay.world.live import World
 
 RESULT = "result.json"
@@ -36,28 +37,23 @@ def keep_folder(given: Path) -> Path:
 def keep_trials(world: World, folder: Path) -> None:
     """Keep a trial folder under `folder` for every task run of `world`; UsageError for a world
     whose task runs have none (a database world's state is its database)."""
-    if world.sandbox is None:
+    if not world.kind.sandboxed:
         raise UsageError(f"{OPTION}: only container-format tasks leave trial folders")
-    world.sandbox.keep = folder
+    world.kind.trial_folders = folder
 
 
 def kept_folder(world: World) -> Path | None:
     """Where `world`'s task runs keep their trial folders; None when they keep none."""
-    return world.sandbox.keep if world.sandbox is not None else None
+    return world.kind.trial_folders
 
 
-def keep_task_run(folder: Path, trial: Any, result: TaskRunResult) -> Path:
+def keep_task_run(folder: Path, world_run: KindRun, result: TaskRunResult) -> Path:
     """Write the task run's trial folder under `folder` and return it. A failure to write is
     recorded in the folder's result.json when it can be, never raised: the run's result counts."""
-    from assay.world.sandbox.trial_files import keep_trial_files
-
     target = folder / result.task_id / result.id
     notes: list[str] = []
     try:
-        if trial is not None:
-            notes = keep_trial_files(trial, target)
-        else:
-            target.mkdir(parents=True, exist_ok=True)
+        notes = world_run.keep_files(target)
     except OSError as error:
         notes.append(f"keep_failed: {error}")
     try:

@@ -65,7 +65,7 @@ def prepare(
     """The planned task runs, less the tasks in `leave_out`; UsageError before anything runs if
     the agent cannot run a task."""
     require_tasks(benchmark.world.root)
-    if agent.startswith("cli:") and benchmark.world.sandbox is None:
+    if agent.startswith("cli:") and not benchmark.world.kind.sandboxed:
         raise UsageError(f"--agent {agent}: CLI agents run container-format tasks only")
     made = agent_factory(agent)
     tasks = [t for t in select_tasks(benchmark.world, task_ids, splits) if t.id not in leave_out]

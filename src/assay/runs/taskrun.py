@@ -42,8 +42,8 @@ def run_task(
     try:
         drive(session, agent)
         collect = getattr(agent, "collect", None)  # a CLI agent's log, read from its sandbox
-        if collect is not None and session.live.trial is not None:
-            collect(session.live.trial)
+        if collect is not None:
+            collect(session.live.run)
         result = grade(
             session,
             benchmark.verifiers,
@@ -54,7 +54,7 @@ def run_task(
         )
         kept = kept_folder(benchmark.world)
         if kept is not None:  # the sandbox's files go with the trial's close
-            keep_task_run(kept, session.live.trial, result)
+            keep_task_run(kept, session.live.run, result)
         return with_agent_isolation(with_model_usage(result, agent), agent)
     finally:
         session.live.close()

@@ -135,7 +135,8 @@ class PythonCheck(CheckBase):
 
 
 class ScriptCheck(CheckBase):
-    """A container-format task's test script: it writes reward files the check reads (SPEC §2)."""
+    """A container-format task's test script: it writes reward files the check reads
+    (docs/contracts/container.md §5)."""
 
     kind: Literal["script"] = Field(alias="assert")
     script: str = "tests/test.sh"

@@ -10,7 +10,7 @@ def is_task_dir(path: Path) -> bool:
     return path.is_dir() and (path / "task.toml").is_file()
 
 
-def is_sandbox_world(path: Path) -> bool:
+def is_container_world(path: Path) -> bool:
     """A task directory (it holds task.toml), or a directory of them with no world.toml."""
     if not path.is_dir() or (path / "world.toml").exists():
         return False

@@ -1,4 +1,5 @@
-"""A container-format task directory as a SandboxTask, and `${VAR}` templates (SPEC §1.1, §4)."""
+"""A container-format task directory as a SandboxTask, and `${VAR}` templates
+(docs/contracts/container.md §1, §2)."""
 
 from __future__ import annotations
 

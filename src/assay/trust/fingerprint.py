@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from assay.spec.layout import is_sandbox_world
+from assay.spec.layout import is_container_world
 from assay.spec.load import WORLD_FILE, named_files
 from assay.spec.world import WorldSpec
 from assay.world.snapshot import service_seed_files
@@ -33,7 +33,7 @@ class Fingerprint(BaseModel, defer_build=True):
 def world_files(root: Path, spec: WorldSpec) -> dict[str, str]:
     """The sha256 of each world file every task depends on, by its path relative to `root`; none
     in a container-format world, whose tasks are whole directories."""
-    if is_sandbox_world(root):
+    if is_container_world(root):
         return {}
     named = [WORLD_FILE, spec.database.schema_file, *spec.database.seed]
     named += [_relative(root, path) for path in service_seed_files(root, spec)]

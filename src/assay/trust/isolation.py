@@ -39,7 +39,7 @@ class Fact(BaseModel, defer_build=True):
 
 def isolation_facts(benchmark: Benchmark) -> list[Fact]:
     world = benchmark.world
-    if world.sandbox is not None:
+    if world.kind.sandboxed:
         from assay.trust.sandbox_facts import sandbox_facts
 
         return sandbox_facts(world)

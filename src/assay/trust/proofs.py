@@ -108,9 +108,9 @@ def _note(agent: str, result: TaskRunResult) -> str:
 
 
 def proved_outcome(result: TaskRunResult) -> str:
-    """The outcome a proof judges: the run's own, but for a container-format run scored with
-    several metrics and no primary reward (not scored by design, SPEC §2 row 10), judged by its
-    metrics: verified when each reaches the pass threshold, else not achieved."""
+    """The outcome a proof judges: the run's own, but for a container-format run scored with several
+    metrics and no primary reward (not scored by design, docs/contracts/container.md §5, row 10),
+    judged by its metrics: verified when each reaches the pass threshold, else not achieved."""
     rewards, threshold = _metrics_alone(result)
     if not rewards:
         return result.outcome

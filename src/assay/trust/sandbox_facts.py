@@ -10,8 +10,9 @@ import time
 from pathlib import Path
 
 from assay.trust.isolation import Fact
+from assay.world.container.box import Sandbox, SandboxError
+from assay.world.container.kind import container_kind
 from assay.world.live import World
-from assay.world.sandbox.box import Sandbox, SandboxError
 
 PROBE = (
     'python3 -c "import socket; s = socket.socket(); s.settimeout(2); '
@@ -54,22 +55,21 @@ def _network(world: World, box: Sandbox) -> Fact:
             arrived = False
     said = [line for line in ran.stdout.decode(errors="replace").splitlines() if line.strip()]
     answer = said[-2] if len(said) >= 2 else (said[0] if said else "no output")
+    tasks = container_kind(world).tasks
     open_tasks = sorted(
-        task_id
-        for task_id, task in world.sandbox.tasks.items()
-        if task.config.network("agent") != "no-network"
+        task_id for task_id, task in tasks.items() if task.config.network("agent") != "no-network"
     )
     found = []
     if arrived or "connected" in said:
         found.append(f"a no-network sandbox reached the host's listener on 127.0.0.1:{port}")
     found += [
-        f"{task_id}: the agent's network is {world.sandbox.tasks[task_id].config.network('agent')}"
+        f"{task_id}: the agent's network is {tasks[task_id].config.network('agent')}"
         for task_id in open_tasks
     ]
     measured = (
         f"a command in a no-network sandbox tried 127.0.0.1:{port}, where the host listened: "
-        f"{answer}; {len(world.sandbox.tasks) - len(open_tasks)} of "
-        f"{len(world.sandbox.tasks)} tasks give the agent no network"
+        f"{answer}; {len(tasks) - len(open_tasks)} of "
+        f"{len(tasks)} tasks give the agent no network"
     )
     return Fact(name="no_network", held=not found, measured=measured, found=found)
 

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from assay.errors import AssayError, SpecError, UsageError
 from assay.runs.plan import DEFAULT_SPLITS, select_tasks
 from assay.spec.files import read_toml, shown
-from assay.spec.layout import is_sandbox_world
+from assay.spec.layout import is_container_world
 from assay.spec.load import read_world, task_files
 from assay.spec.task import TaskSpec
 from assay.spec.world import WorldSpec
@@ -101,13 +101,13 @@ def withdrawn_on_file(
 def world_spec(path: str | Path) -> WorldSpec:
     """A world's spec; a container-format dataset's is the one its loader makes."""
     root = Path(path)
-    return read_world(root) if not is_sandbox_world(root) else load_world_tolerant(root)[0].spec
+    return read_world(root) if not is_container_world(root) else load_world_tolerant(root)[0].spec
 
 
 def _task_files(root: Path) -> tuple[WorldSpec, dict[str, Path]]:
     """The world's spec and each task's file by task id; a container-format dataset's tasks are
     directories holding task.toml."""
-    if not is_sandbox_world(root):
+    if not is_container_world(root):
         return read_world(root), {file.stem: file for file in task_files(root)}
     world, rejected = load_world_tolerant(root)
     files = dict(world.task_files)

@@ -1,13 +1,14 @@
-"""Everything a check may read: the final and initial states, and the agent's final output."""
+"""Everything a check may read: the final and initial states, the agent's final output, and the
+world kind's part of the task run (a container world's verifier phase)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from assay.provider import Usage
 from assay.spec.task import TaskSpec
 from assay.verify.views import ReadView
+from assay.world.kind import KindRun
 
 
 @dataclass(frozen=True)
@@ -17,7 +18,8 @@ class VerifyContext:
     initial: ReadView
     agent_output: str
     request: str
-    trial: Any = None  # a container-format task run's sandbox phases (world.sandbox.Trial)
+    world_run: KindRun  # the world kind's part of the task run (a container world's verifier)
+    termination: str | None = None  # how the task run ended: finished, timeout, …
     usage: Usage = field(default_factory=Usage)  # what judge checks spent asking their model
 
     def view(self, db: str) -> ReadView:

@@ -1,11 +1,11 @@
 """The `script` check: a container-format task's test script ran in the verifier phase; its reward
-files give the task run's status, rewards and primary reward (SPEC §2), and a failure's side
-(`assay.verify.blame`)."""
+files give the task run's status, rewards and primary reward (docs/contracts/container.md §5), and a
+failure's side (`assay.verify.blame`)."""
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.spec.checks import ScriptCheck
 from assay.verify.blame import Blame, verifier_blame
@@ -13,8 +13,12 @@ from assay.verify.context import VerifyContext
 from assay.verify.model import CheckRun
 from assay.world.rewards import RewardReading, read_rewards
 
+if TYPE_CHECKING:
+    from assay.world.container.verification import VerifierRun
+
 NOT_IN_SANDBOX = "a script check runs only in a container-format task (task.toml + tests/test.sh)"
 LONGEST_LINE = 160
+AGENT_TIMEOUT = "agent_timeout"
 # The evidence that decides the outcome: what a replay and a baseline compare. The rest (the
 # test's output, its exit code, the sandbox's notes, the artifacts) describes the run.
 GRADED_EVIDENCE = (
@@ -34,13 +38,11 @@ CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
 
 def run_script_check(check: ScriptCheck, context: VerifyContext) -> CheckRun:
     """Run the verifier phases (once per task run) and read what the test script left."""
-    trial = context.trial
-    if trial is None:
+    run = context.world_run.verification()
+    if run is None:  # a database world: no verifier phase ran, and no test script
         return CheckRun.of(check, passed=False, score=0.0, details=NOT_IN_SANDBOX, evidence=None)
-    run = trial.verify()
     reading = _reading(run)
-    # True from the agent's first command on (the oracle's too); a trial without it never acted.
-    acted = bool(getattr(trial, "agent_acted", False))
+    acted = context.world_run.agent_acted  # from the agent's first command on (the oracle's too)
     blame = verifier_blame(reading.status, reading.reason, acted)
     evidence: dict[str, Any] = {
         "status": reading.status,
@@ -50,7 +52,7 @@ def run_script_check(check: ScriptCheck, context: VerifyContext) -> CheckRun:
         "reason": reading.reason,
         "pass_threshold": check.pass_threshold,
         "exit_code": run.exit_code,
-        "notes": run.notes,
+        "notes": _notes(run, context.termination),
         "artifacts": run.artifacts,
         "test_stdout_tail": run.test_stdout_tail,
         "agent_acted": acted,
@@ -69,7 +71,13 @@ def run_script_check(check: ScriptCheck, context: VerifyContext) -> CheckRun:
     )
 
 
-def _reading(run: Any) -> RewardReading:
+def _notes(run: VerifierRun, termination: str | None) -> list[str]:
+    """The verifier phase's notes, and `agent_timeout` when the agent ran out of time and
+    verification still ran (docs/contracts/container.md §5, row 19)."""
+    return [*run.notes, AGENT_TIMEOUT] if termination == "timeout" else run.notes
+
+
+def _reading(run: VerifierRun) -> RewardReading:
     """The reward files' reading, or why the verifier phase left none to read."""
     if run.problem is not None or run.logs is None:
         return RewardReading(

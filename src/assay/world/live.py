@@ -15,12 +15,14 @@ from assay.spec.world import WorldSpec
 from assay.world.backend import Backend, SqliteBackend
 from assay.world.clock import Clock
 from assay.world.database import WorldCopy
+from assay.world.kind import DatabaseKind, DatabaseRun, KindRun, WorldKind
 from assay.world.reserved import INSERT_ACTION, INSERT_REQUEST
 from assay.world.services import Service
 from assay.world.tools import Tool
 
 if TYPE_CHECKING:
     from assay.spec.verifier_choice import VerifierChoice
+    from assay.world.container.installed import InstalledAgent
 
 _ARGS_JSON = json.JSONEncoder(sort_keys=True, default=str)  # json.dumps would build it every call
 
@@ -38,7 +40,7 @@ class World:
     verifier_modules: list[ModuleType] = field(default_factory=list)
     backend: Backend = None  # type: ignore[assignment]  # SQLite unless load_world chose otherwise
     world_db: str | None = None  # the PostgreSQL URL it was loaded with, for worker processes
-    sandbox: Any = None  # a container-format dataset's SandboxTasks; None for a database world
+    kind: WorldKind = field(default_factory=DatabaseKind)  # a container world's loader sets its own
     verifier_mode: VerifierChoice = "task"  # the run's choice it was loaded with, for workers
     instructions: dict[str, str] = field(default_factory=dict)  # role → what its agents are told
     left_out: frozenset[str] = frozenset()  # task ids not loaded (withdrawn), for worker processes
@@ -104,21 +106,19 @@ class LiveWorld:
         self.services: dict[str, Service] = {
             name: kind(name, options, self) for name, (kind, options) in world.services.items()
         }
-        self.trial: Any = None  # the task's sandbox phases, in a container-format world
+        self.run: KindRun = DatabaseRun(db)  # until `begin`: the world kind's part of the task run
 
-    def begin(self, task: TaskSpec, installed: Any = None) -> str | None:
-        """Get the task's outside parts ready (a sandbox world starts and builds its sandbox, with
-        `installed`, a command-line agent, in it); None when ready, else why the task run cannot
-        start."""
-        if self.world.sandbox is None:
-            return None
-        self.trial = self.world.sandbox.trial(task.id, installed)
-        return self.trial.start()
+    def begin(self, task: TaskSpec, installed: InstalledAgent | None = None) -> str | None:
+        """Get the task's outside parts ready (a container world starts and builds its sandbox,
+        with `installed`, a command-line agent, in it); None when ready, else why the task run
+        cannot start."""
+        self.run = self.world.kind.begin(task, self.db, installed)
+        return self.run.start()
 
     def advance(self) -> str | None:
         """At the agent's finish: the next instruction of a task in steps (its current step
         verified first), or None when the task run ends here."""
-        return self.trial.advance() if self.trial is not None else None
+        return self.run.advance()
 
     def now(self) -> datetime:
         return self.clock.now()
@@ -166,6 +166,5 @@ class LiveWorld:
         self.db.lock_readonly()
 
     def close(self) -> None:
-        if self.trial is not None:
-            self.trial.close()
+        self.run.close()
         self.world.backend.drop(self.db)

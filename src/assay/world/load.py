@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay.errors import SpecError, UsageError
 from assay.spec.files import read_bytes, shown
-from assay.spec.layout import is_sandbox_world
+from assay.spec.layout import is_container_world
 from assay.spec.load import TASKS_DIR, check_queries, read_task, read_world, task_files
 from assay.spec.task import TaskSpec
 from assay.spec.world import WorldSpec
@@ -41,7 +41,7 @@ def load_world(
     `left_out` names tasks not to read at all (withdrawn ones, which may not load).
     """
     root = Path(path)
-    if verifier_mode != "task" and not is_sandbox_world(root):
+    if verifier_mode != "task" and not is_container_world(root):
         raise UsageError(
             f"--verifier-mode: {verifier_mode} is for container-format tasks; "
             f"{shown(root)} is a database world, whose checks read its state from outside"
@@ -70,12 +70,12 @@ def _load(
     verifier_mode: VerifierChoice = "task",
     left_out: Collection[str] = (),
 ) -> tuple[World, dict[str, SpecError]]:
-    if is_sandbox_world(root):
-        from assay.world.sandbox.dataset import load_sandbox_world
+    if is_container_world(root):
+        from assay.world.container.dataset import load_container_world
 
         if world_db is not None:
             raise UsageError("--world-db: a container-format world keeps no database to move")
-        return load_sandbox_world(
+        return load_container_world(
             root, strict=strict, verifier_mode=verifier_mode, left_out=left_out
         )
     spec = read_world(root)
@@ -167,7 +167,7 @@ def _instructions(root: Path, name: str | None, file: str, field: str) -> str:
 
 def require_tasks(root: Path) -> None:
     """A world to run or validate holds at least one task file; SpecError naming tasks/ if not."""
-    if task_files(root) or is_sandbox_world(root):
+    if task_files(root) or is_container_world(root):
         return
     folder = root / TASKS_DIR
     found = "holds no .toml file" if folder.is_dir() else "no such directory"

@@ -43,7 +43,7 @@ def read_rewards(verifier_dir: Path) -> RewardReading:
 
     Symbolic links, FIFOs and other non-regular files are refused (a SCORING_ERROR naming what the
     file is) rather than followed or waited on, since the sandbox wrote this directory and the
-    host reads it (`assay.world.sandbox.hostfiles`).
+    host reads it (`assay.world.container.hostfiles`).
     """
     for name, parse in (("reward.json", parse_reward_json), ("reward.txt", parse_reward_text)):
         path = verifier_dir / name
@@ -54,7 +54,7 @@ def read_rewards(verifier_dir: Path) -> RewardReading:
         except _Unusable as unusable:
             return _error(name, str(unusable))
         if name == "reward.json" and not text.strip():
-            continue  # an empty reward.json is as if absent (SPEC §2 row 14)
+            continue  # an empty reward.json is as if absent (docs/contracts/container.md §5, row 14)
         return parse(text)
     if os.path.lexists(verifier_dir / "reward.json"):
         reason = f"{NO_REWARD_FILE}: reward.json is empty and there is no reward.txt"
@@ -104,7 +104,7 @@ def parse_reward_json(text: str) -> RewardReading:
 
 def _read_capped(path: Path) -> str:
     # here, not at the top: grading a database world reads PRIMARY_KEY and loads no sandbox code
-    from assay.world.sandbox.hostfiles import TooLarge, read_capped
+    from assay.world.container.hostfiles import TooLarge, read_capped
 
     try:
         data = read_capped(path, MAX_BYTES, base=path.parent)

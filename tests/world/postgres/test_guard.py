@@ -92,6 +92,7 @@ def test_a_refused_check_fails_with_details(frozen, shop_on_postgres) -> None:
         initial=ReadView(shop_on_postgres.world.initial, 2.0),
         agent_output="",
         request="",
+        world_run=frozen.run,
     )
     run = run_sql_check(check, context)
     assert not run.passed

@@ -14,8 +14,9 @@ from assay.taskrun.actions import AnyAction, Finish, call
 from assay.taskrun.agents.model import ModelOptions, Usage
 from assay.taskrun.agents.recipe import API_DEFAULTS, Recipe, load_recipe
 from assay.taskrun.observation import Observation
-from assay.world.sandbox.installed import InstalledAgent
-from assay.world.sandbox.tools import MAX_EXEC_TIMEOUT_S
+from assay.world.container.installed import InstalledAgent
+from assay.world.container.tools import MAX_EXEC_TIMEOUT_S
+from assay.world.kind import KindRun
 
 OUTPUT_CAP_BYTES = 4 << 20  # what the agent prints is kept up to this; the rest is read and dropped
 LOG_LIMIT_BYTES = 4 << 20  # the most of the agent's log the transcript holds
@@ -115,9 +116,9 @@ class CliAgent:
             'code=$(cat $status); exit "${code:-1}"\n'
         )
 
-    def collect(self, trial: Any) -> None:
+    def collect(self, world_run: KindRun) -> None:
         """Read the agent's log from the sandbox (its output when the recipe names no log)."""
-        data = trial.agent_log(self.recipe.log or self.output_log, LOG_LIMIT_BYTES)
+        data = world_run.agent_log(self.recipe.log or self.output_log, LOG_LIMIT_BYTES)
         self.transcript = parse_log(data.decode(errors="replace"))
         if self.recipe.usage is not None:
             self.usage = usage_of(self.transcript, self.recipe.usage)

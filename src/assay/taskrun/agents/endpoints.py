@@ -11,9 +11,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from assay.errors import UsageError
-from assay.world.sandbox.hostnet import NetworkFailed
-from assay.world.sandbox.network import Network, proxied
-from assay.world.sandbox.proxy import Allowlist, normal_host
+from assay.world.container.hostnet import NetworkFailed
+from assay.world.container.network import Network, proxied
+from assay.world.container.proxy import Allowlist, normal_host
 
 # A JSON list of URLs: so that worker processes get them, and the agent is told them.
 ENDPOINTS_ENV = "ASSAY_AGENT_ENDPOINTS"

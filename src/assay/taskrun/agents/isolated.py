@@ -29,7 +29,7 @@ from assay.taskrun.observation import Observation
 
 if TYPE_CHECKING:
     from assay.taskrun.agents.endpoints import Endpoints
-    from assay.world.sandbox.network import Network
+    from assay.world.container.network import Network
 
 DEFAULT_ACTION_TIMEOUT_S = 60.0
 START_TIMEOUT_S = 60.0  # importing the user's module may take a while (a model SDK, say)

@@ -72,7 +72,7 @@ def agent_uid() -> int:
     if os.geteuid() != 0:
         return os.geteuid()
     # here, not at the top: a run with no class agent loads none of the sandbox's code
-    from assay.world.sandbox.idmap import sandbox_ids
+    from assay.world.container.idmap import sandbox_ids
 
     return sandbox_ids().host_uid(AGENT_INSIDE_UID)
 

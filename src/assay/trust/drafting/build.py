@@ -70,7 +70,7 @@ def build_tasks(
 ) -> BuildRecord:
     """Draft, prove, repair once, publish what passed; the record is kept in `store` if given."""
     world, _ = load_world_tolerant(path)
-    if world.sandbox is not None:
+    if world.kind.sandboxed:
         raise UsageError(
             f"WORLD: {shown(world.root)} is a container-format dataset; build drafts "
             "tasks of database worlds"

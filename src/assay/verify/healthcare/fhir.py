@@ -1,5 +1,6 @@
 """`fhir-resource-state` checks: a FHIR search on the final state returns a resource with the
-expected field values (SPEC §3.3); the best-matching resource is scored item by item."""
+expected field values (docs/contracts/healthcare.md §2.2); the best-matching resource is scored item
+by item."""
 
 from __future__ import annotations
 

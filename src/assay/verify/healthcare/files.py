@@ -1,5 +1,6 @@
 """`sftp-file-present` checks: at least one live file matches the glob, read by its format, with
-the expected fields (SPEC §5); every matching file is scored and the best one kept."""
+the expected fields (docs/contracts/healthcare.md §4); every matching file is scored and the best
+one kept."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """`hl7-structural` checks: an outbound HL7 v2 message the interface accepted, chosen by
-`correlate_by`, has the expected values at HL7 paths (SPEC §4); the best message is scored."""
+`correlate_by`, has the expected values at HL7 paths (docs/contracts/healthcare.md §3); the best
+message is scored."""
 
 from __future__ import annotations
 

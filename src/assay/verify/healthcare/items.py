@@ -1,6 +1,7 @@
 """Field items, the unit every typed check scores: `path <op> expected` on the chosen record.
 
-Score = items passed / items; the check passes when every item does (SPEC §9).
+Score = items passed / items; the check passes when every item does
+(docs/contracts/healthcare.md §1).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """`portal-state-match` checks: a portal row chosen by `correlate_by` has the expected values
-(SPEC §6): the best-matching row is scored item by item."""
+(docs/contracts/healthcare.md §5): the best-matching row is scored item by item."""
 
 from __future__ import annotations
 

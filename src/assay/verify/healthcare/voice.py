@@ -1,5 +1,6 @@
-"""`voice-transcript` checks: phrases a speaker said, and did not say, on the voice line (SPEC §7).
-Matching is deterministic: normalised whole phrases, or rapidfuzz's partial ratio when asked."""
+"""`voice-transcript` checks: phrases a speaker said, and did not say, on the voice line
+(docs/contracts/healthcare.md §6). Matching is deterministic: normalised whole phrases, or
+rapidfuzz's partial ratio when asked."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """`x12-response` checks: a response of the clearinghouse of one transaction set (271, 277, 999),
 whose pair (request or response) matches `correlate_by`, has the expected values at X12 paths
-(SPEC §8); the best response is scored."""
+(docs/contracts/healthcare.md §7); the best response is scored."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Transaction and batch Bundles (SPEC §3.2): a transaction is all or nothing (the tool call's
-savepoint undoes every write when one entry fails), a batch answers each entry on its own;
-`urn:uuid:` fullUrls of created entries are rewritten to the ids the server gives."""
+"""Transaction and batch Bundles (docs/contracts/healthcare.md §2.1): a transaction is all or
+nothing (the tool call's savepoint undoes every write when one entry fails), a batch answers each
+entry on its own; `urn:uuid:` fullUrls of created entries are rewritten to the ids the server
+gives."""
 
 from __future__ import annotations
 

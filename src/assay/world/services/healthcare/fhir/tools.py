@@ -1,4 +1,5 @@
-"""The FHIR server's tools: read, vread, search, create, update, delete (SPEC §3.2)."""
+"""The FHIR server's tools: read, vread, search, create, update, delete
+(docs/contracts/healthcare.md §2.1)."""
 
 from __future__ import annotations
 

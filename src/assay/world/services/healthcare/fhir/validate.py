@@ -1,5 +1,5 @@
 """FHIR R4 resources checked with the R4B models of fhir.resources, plus the required code
-bindings the models do not enforce (SPEC §3.6)."""
+bindings the models do not enforce (docs/contracts/healthcare.md §2.3)."""
 
 from __future__ import annotations
 

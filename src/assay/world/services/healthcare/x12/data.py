@@ -1,5 +1,6 @@
 """The clearinghouse's world data: payers, members and claims, each a CSV named in world.toml
-(SPEC §12.3: ISO dates, `active` true/false, dollars as decimals, coinsurance in percent)."""
+(docs/contracts/healthcare.md §7.1: ISO dates, `active` true/false, dollars as decimals, coinsurance
+in percent)."""
 
 from __future__ import annotations
 

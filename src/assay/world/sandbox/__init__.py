@@ -1,6 +1,0 @@
-"""Persistent bubblewrap sandboxes for container-format tasks: start, exec, copy, digest, stop."""
-
-from assay.world.sandbox.box import ExecResult, Sandbox, SandboxError
-from assay.world.sandbox.host import sandbox_available, sandbox_root
-
-__all__ = ["ExecResult", "Sandbox", "SandboxError", "sandbox_available", "sandbox_root"]
