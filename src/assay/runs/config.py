@@ -161,15 +161,21 @@ def flat(values: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return found
 
 
-def differences(a: StoredConfig, b: StoredConfig) -> list[tuple[str, Any, Any]]:
-    """`(setting, in a, in b)` for each setting, assay version or world digest that differs."""
-    first, second = flat(a.model_dump(mode="json")), flat(b.model_dump(mode="json"))
+def differences(a: dict[str, Any], b: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+    """`(setting, in a, in b)` for each setting, assay version or world digest that differs
+    between two stored configurations (`StoredConfig` as JSON)."""
+    first, second = _settings(a), _settings(b)
     names = sorted(set(first) | set(second))
     return [
         (name, first.get(name), second.get(name))
         for name in names
         if first.get(name) != second.get(name)
     ]
+
+
+def _settings(stored: dict[str, Any]) -> dict[str, Any]:
+    """A stored configuration's settings by dotted name, with assay's version and the digest."""
+    return {**flat(stored.get("run", {})), **{k: v for k, v in stored.items() if k != "run"}}
 
 
 def changed_settings(stored: RunConfig, given: RunConfig) -> list[str]:

@@ -182,4 +182,5 @@ def benchmark_result(record: RunRecord, figures: Figures) -> BenchmarkRunResult:
         verifier_mode=record.verifier_mode,
         started_at=record.started_at,
         finished_at=record.finished_at,
+        config=record.config,
     )
