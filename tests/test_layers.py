@@ -38,6 +38,7 @@ LAYERS: list[set[str]] = [
         "rl",
         "openenv",
         "inspect",
+        "evaluation",
         "__init__",
     },
 ]
