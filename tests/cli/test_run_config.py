@@ -202,3 +202,11 @@ def test_the_worlds_digest_follows_its_files(tmp_path: Path):
     assert world_digest(tmp_path) == first
     (tmp_path / "a.txt").write_text("two", encoding="utf-8")
     assert world_digest(tmp_path) != first
+
+
+def test_a_bundle_carries_the_configuration(assay, tmp_path):
+    run = made(assay, "--seed", "5")
+    bundle = tmp_path / "run.bundle.json.gz"
+    assert assay("export", run["id"], "--format", "bundle", "-o", bundle).code == 0
+    shown = json.loads(assay("show", bundle, "--json").out)["benchmark_run"]["config"]
+    assert shown == run["config"]
