@@ -210,3 +210,28 @@ def test_a_bundle_carries_the_configuration(assay, tmp_path):
     assert assay("export", run["id"], "--format", "bundle", "-o", bundle).code == 0
     shown = json.loads(assay("show", bundle, "--json").out)["benchmark_run"]["config"]
     assert shown == run["config"]
+
+
+def test_a_store_made_before_configurations_were_stored_is_migrated(assay, tmp_path):
+    """A run stored at revision 0006 reads back with no configuration, and resumes as its row
+    says; the next run stores its own."""
+    from alembic import command
+    from alembic.config import Config
+
+    from assay.runs.store.location import connect, locate
+    from assay.runs.store.migrate import MIGRATIONS
+
+    old = made(assay)
+    location = locate("sqlite:///.assay/assay.db")
+    engine = connect(location)
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0006")
+    engine.dispose()
+    with sqlite3.connect(".assay/assay.db") as connection:
+        columns = [row[1] for row in connection.execute("PRAGMA table_info(benchmark_runs)")]
+    assert "config" not in columns
+    assert "# configuration: not stored" in assay("show", old["id"]).out  # migrated back up
+    assert made(assay)["config"] is not None
