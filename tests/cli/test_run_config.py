@@ -197,8 +197,9 @@ def test_settings_used_are_in_force_only_while_they_are_used():
 def test_the_worlds_digest_follows_its_files(tmp_path: Path):
     (tmp_path / "a.txt").write_text("one", encoding="utf-8")
     first = world_digest(tmp_path)
-    (tmp_path / "__pycache__").mkdir()
-    (tmp_path / "__pycache__" / "x.pyc").write_bytes(b"made by running")
+    for made_by_running in ("__pycache__/x.pyc", ".assay/assay.db", ".DS_Store"):
+        (tmp_path / made_by_running).parent.mkdir(exist_ok=True)
+        (tmp_path / made_by_running).write_bytes(b"made by running")
     assert world_digest(tmp_path) == first
     (tmp_path / "a.txt").write_text("two", encoding="utf-8")
     assert world_digest(tmp_path) != first

@@ -18,7 +18,6 @@ from assay.spec.verifier_choice import VerifierChoice, verifier_choice
 DEFAULT_AGENT = "reference"
 # where and how fast a run's task runs happen, not what they do: a resumed run may change these
 PLACEMENT = frozenset({"executor", "workers", "concurrency", "ray_address", "world_db"})
-SKIPPED_PARTS = frozenset({"__pycache__"})  # made by running the world, not part of it
 
 
 class ModelConfig(BaseModel):
@@ -128,13 +127,14 @@ def stored_config(config: RunConfig, world_root: Path) -> StoredConfig:
 
 
 def world_digest(root: Path) -> str:
-    """sha256 over every file of the world (its relative path and bytes), in path order."""
+    """sha256 over every file of the world (its relative path and bytes), in path order; hidden
+    ones (`.assay/`, a store or snapshots made by running it; `.git/`) and `__pycache__/` are not
+    part of it."""
     digest = hashlib.sha256()
     root = root.resolve()
-    files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
-    for path in files:
-        relative = path.relative_to(root) if path != root else Path(path.name)
-        if SKIPPED_PARTS & set(relative.parts):
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        relative = path.relative_to(root)
+        if any(part.startswith(".") or part == "__pycache__" for part in relative.parts):
             continue
         digest.update(relative.as_posix().encode() + b"\0")
         digest.update(hashlib.sha256(path.read_bytes()).digest())
