@@ -236,3 +236,19 @@ def test_a_store_made_before_configurations_were_stored_is_migrated(assay, tmp_p
     assert "config" not in columns
     assert "# configuration: not stored" in assay("show", old["id"]).out  # migrated back up
     assert made(assay)["config"] is not None
+
+
+def test_resume_of_a_run_made_by_a_newer_assay_is_one_line(assay):
+    run_id = cancelled(assay)
+    with sqlite3.connect(".assay/assay.db") as connection:
+        (text,) = connection.execute("SELECT config FROM benchmark_runs").fetchone()
+        newer = json.loads(text)
+        newer["run"]["sampler"] = "nucleus"
+        newer["assay_version"] = "9.0"
+        connection.execute("UPDATE benchmark_runs SET config = ?", (json.dumps(newer),))
+    done = assay("run", "--resume", run_id)
+    assert done.code == 2
+    assert done.err.splitlines() == [
+        f"error: --resume: run {run_id} was made by assay 9.0, with a setting this version "
+        "cannot read (run.sampler)"
+    ]

@@ -109,7 +109,16 @@ def stored_run_config(record: RunRecord) -> RunConfig:
     from assay.runs.config import RunConfig, StoredConfig
 
     if record.config is not None:
-        return StoredConfig.model_validate(record.config).run
+        try:
+            return StoredConfig.model_validate(record.config).run
+        except ValidationError as error:
+            first = error.errors(include_url=False)[0]
+            name = ".".join(str(part) for part in first["loc"])
+            raise UsageError(
+                f"--resume: run {record.id} was made by assay "
+                f"{record.config.get('assay_version')}, with a setting this version cannot "
+                f"read ({name})"
+            ) from None
     return RunConfig(
         agent=record.agent,
         repeats=record.repeats,

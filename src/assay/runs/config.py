@@ -101,11 +101,6 @@ class RunConfig(BaseModel):
             agent_endpoints=self.agent_endpoints,
         )
 
-    def uses_model(self) -> bool:
-        """Whether anything in the run asks a model: the agent, the customer or the judge."""
-        agent_asks = self.agent.startswith(("model:", "cli:"))
-        return agent_asks or self.customer is not None or self.judge_model is not None
-
 
 class StoredConfig(BaseModel):
     """What a benchmark run keeps of how it was made: its configuration, assay's version and the
