@@ -89,13 +89,10 @@ def unsandboxed(measure):
 
 def with_endpoint(measure):
     """`measure()` with a model endpoint named, as `--agent-endpoint` does: a proxy each start."""
-    from assay.taskrun.agents.endpoints import ENDPOINTS_ENV
+    from assay.settings import RunSettings, using
 
-    os.environ[ENDPOINTS_ENV] = json.dumps(["http://127.0.0.1:9/v1"])
-    try:
+    with using(RunSettings(agent_endpoints=("http://127.0.0.1:9/v1",))):
         return measure()
-    finally:
-        del os.environ[ENDPOINTS_ENV]
 
 
 def main() -> None:

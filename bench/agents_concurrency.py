@@ -21,13 +21,12 @@ REPEATS = 2
 
 
 def run(url: str, concurrency: int) -> tuple[float, list[tuple[str, int, str]]]:
-    import os
-
-    from assay.provider import OPTIONS_ENV
+    from assay.provider import ModelOptions
     from assay.runs import open_benchmark, prepare, run_benchmark
     from assay.runs.execute import SerialExecutor
+    from assay.settings import RunSettings, install
 
-    os.environ[OPTIONS_ENV] = json.dumps({"base_url": url, "retries": 0})
+    install(RunSettings(model=ModelOptions(base_url=url, retries=0)))
     benchmark = open_benchmark(ROOT / "worlds" / "shop")
     planned = prepare(benchmark, "model:bench", (), ("train", "dev"), REPEATS)
     started = time.perf_counter()

@@ -38,6 +38,9 @@ _EXPORTS = {
     "open_benchmark": "assay.runs.benchmark",
     "run_benchmark": "assay.runs.run",
     "TaskRunResult": "assay.score.result",
+    "evaluate": "assay.evaluation",
+    "RunResult": "assay.evaluation",
+    "RunConfig": "assay.runs.config",
 }
 
 __all__ = [
@@ -47,6 +50,8 @@ __all__ = [
     "EnvironmentFailure",
     "Finish",
     "Observation",
+    "RunConfig",
+    "RunResult",
     "Say",
     "Service",
     "ServiceError",
@@ -58,6 +63,7 @@ __all__ = [
     "UsageError",
     "call",
     "check",
+    "evaluate",
     "finish",
     "numbers_in",
     "open",
@@ -80,7 +86,9 @@ if TYPE_CHECKING:
         ToolError,
         UsageError,
     )
+    from assay.evaluation import RunResult, evaluate
     from assay.runs.benchmark import open_benchmark
+    from assay.runs.config import RunConfig
     from assay.runs.run import run_benchmark
     from assay.score.result import TaskRunResult
     from assay.sdk import TaskRun, open

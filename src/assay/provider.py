@@ -3,7 +3,6 @@ counted request. The agent, the customer, the judge and the build all use it."""
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
@@ -12,13 +11,12 @@ from typing import Any
 
 from assay.errors import UsageError
 
-OPTIONS_ENV = "ASSAY_MODEL_OPTIONS"  # JSON of ModelOptions, so worker processes get them too
 MODEL_EXTRA = "pip install 'assay[model]'"
 
 
 @dataclass(frozen=True)
 class ModelOptions:
-    """How to reach the model and what to ask of it (from the command line or $ASSAY_MODEL_OPTIONS)."""
+    """How to reach the model and what to ask of it (the run's settings: `assay.settings`)."""
 
     base_url: str | None = None
     temperature: float | None = None
@@ -28,16 +26,6 @@ class ModelOptions:
     timeout_s: float = 60.0
     max_connections: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def from_env(cls) -> ModelOptions:
-        text = os.environ.get(OPTIONS_ENV)
-        if not text:
-            return cls()
-        try:
-            return cls(**json.loads(text))
-        except (ValueError, TypeError) as error:
-            raise UsageError(f"{OPTIONS_ENV}: not model options: {error}") from None
 
     def request_options(self) -> dict[str, Any]:
         chosen = {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}

@@ -158,16 +158,15 @@ def test_resume_with_ray_runs_only_what_is_missing(shop, tmp_path) -> None:
 
 def test_model_options_set_after_ray_started_reach_the_actors(shop, monkeypatch) -> None:
     from modelkit import ScriptedModel, StandIn, solution_replies
-
-    from assay.provider import OPTIONS_ENV
+    from settingskit import use_model_at
 
     tasks = [shop.tasks[task_id] for task_id in TASKS]
     scripts = {task.customer.request: solution_replies(task) for task in tasks}
     with StandIn(ScriptedModel(scripts)) as server:
-        monkeypatch.setenv(OPTIONS_ENV, json.dumps({"base_url": server.url, "retries": 0}))
+        use_model_at(monkeypatch, server.url)
         planned = prepare(shop, "model:stand-in", TASKS)
         outcome = run_benchmark(shop, "model:stand-in", planned, executor=RayExecutor(2))
-        assert server.bodies  # the actors asked this server, so they read the options
+        assert server.bodies  # the actors asked this server: the options reached them
     assert [r.outcome for r in outcome.task_runs] == ["verified"] * 3
 
 
@@ -196,7 +195,7 @@ def test_a_run_on_postgresql_matches_sqlite(shop, shop_on_postgres) -> None:
 @pytest.mark.parametrize(
     ("environ", "forwarded"),
     [
-        ({"ASSAY_MODEL_OPTIONS": "{}", "OPENAI_API_KEY": "k", "HOME": "/root"}, 2),
+        ({"ASSAY_WORLD_DB": "postgresql://x", "OPENAI_API_KEY": "k", "HOME": "/root"}, 2),
         ({"PATH": "/bin", "ASSAYX": "1"}, 0),
     ],
 )

@@ -4,8 +4,10 @@ token usage is read from an agent's log as its recipe says."""
 from __future__ import annotations
 
 import pytest
+from settingskit import use_settings
 
 from assay.errors import UsageError
+from assay.provider import ModelOptions
 from assay.taskrun.agents.cli import CliAgents, parse_log, split_spec, usage_of
 from assay.taskrun.agents.recipe import Usage, load_recipe, shipped
 from assay.world.container.installed import InstalledAgent
@@ -73,13 +75,12 @@ def test_a_recipe_without_a_model_needs_one_named() -> None:
 
 
 def test_the_endpoint_is_the_options_else_the_apis_own_variable(monkeypatch) -> None:
-    monkeypatch.delenv("ASSAY_MODEL_OPTIONS", raising=False)
     monkeypatch.setenv("OPENAI_BASE_URL", "http://10.0.0.5:8000/v1/")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "https://gateway.example.org")
 
     assert CliAgents("aider:m").endpoint == "http://10.0.0.5:8000/v1"  # aider sets OPENAI_API_BASE
     assert CliAgents("claude-code:m").endpoint == "https://gateway.example.org"
-    monkeypatch.setenv("ASSAY_MODEL_OPTIONS", '{"base_url": "ftp://x"}')
+    use_settings(monkeypatch, model=ModelOptions(base_url="ftp://x"))
     with pytest.raises(UsageError, match="not an http:// or https:// URL"):
         CliAgents("reference:m")
 

@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import json
-
 from modelkit import StandIn
+from settingskit import use_model_at, use_settings
 
-from assay.provider import OPTIONS_ENV
 from assay.runs.plan import new_id
 from assay.runs.taskrun import run_task
 from assay.taskrun.agents.scripted import ActionsAgent
-from assay.taskrun.model_customer import CUSTOMER_MODEL_ENV, SATISFIED
+from assay.taskrun.model_customer import SATISFIED
 
 TASK = "refund-double-charge"
 
 
 def said(shop, stand_in, monkeypatch, *texts):
-    monkeypatch.setenv(OPTIONS_ENV, json.dumps({"base_url": stand_in.url, "retries": 0}))
-    monkeypatch.setenv(CUSTOMER_MODEL_ENV, "model:customer-1")
+    use_model_at(monkeypatch, stand_in.url)
+    use_settings(monkeypatch, customer_model="customer-1")
     task = shop.tasks[TASK]
     agent = ActionsAgent([{"say": text} for text in texts])
     return run_task(shop, task, agent, run_id=new_id("tr"))
@@ -58,16 +56,16 @@ def test_a_customer_model_that_fails_ends_the_run_not_scored(shop, monkeypatch):
 
 
 def test_without_the_option_the_scripted_customer_answers(shop, monkeypatch):
-    monkeypatch.delenv(CUSTOMER_MODEL_ENV, raising=False)
+    use_settings(monkeypatch, customer_model=None)
     task = shop.tasks[TASK]
     result = run_task(shop, task, ActionsAgent([{"say": "hello"}]), run_id=new_id("tr"))
     assert replies(result) == [task.customer.default_reply]
 
 
 def test_scripted_changes_still_arrive_with_a_model_customer(shop, monkeypatch):
-    monkeypatch.setenv(CUSTOMER_MODEL_ENV, "model:customer-1")
+    use_settings(monkeypatch, customer_model="customer-1")
     with StandIn(lambda body: {"content": "unused"}) as stand_in:
-        monkeypatch.setenv(OPTIONS_ENV, json.dumps({"base_url": stand_in.url, "retries": 0}))
+        use_model_at(monkeypatch, stand_in.url)
         task = shop.tasks["address-correction"]
         agent = ActionsAgent([{"call": {"tool": "find_order", "args": {"order_id": "B-2001"}}}])
         result = run_task(shop, task, agent, run_id=new_id("tr"))

@@ -3,12 +3,10 @@ marked a withdrawn candidate, with why; one verified try keeps it."""
 
 from __future__ import annotations
 
-import json
-
 from modelkit import ScriptedModel, StandIn, solution_replies
+from settingskit import use_model_at
 from worldkit import SHOP
 
-from assay.provider import OPTIONS_ENV
 from assay.runs import open_benchmark
 from assay.trust.validate import validate_world
 
@@ -17,7 +15,7 @@ TASK = "refund-double-charge"
 
 def test_a_model_that_never_solves_the_task_makes_it_a_withdrawn_candidate(monkeypatch):
     with StandIn(ScriptedModel({})) as stand_in:  # every reply: finish at once
-        monkeypatch.setenv(OPTIONS_ENV, json.dumps({"base_url": stand_in.url, "retries": 0}))
+        use_model_at(monkeypatch, stand_in.url)
         (task,) = validate_world(SHOP, [TASK], live="model:stand-in", live_repeats=3).tasks
     live = task.proofs["live"]
     assert task.withdrawn_candidate is True and task.passed is True  # the task itself is fair
@@ -30,7 +28,7 @@ def test_one_verified_try_keeps_the_task(monkeypatch):
     task_spec = open_benchmark(SHOP).tasks[TASK]
     scripts = {task_spec.customer.request: solution_replies(task_spec)}
     with StandIn(ScriptedModel(scripts)) as stand_in:
-        monkeypatch.setenv(OPTIONS_ENV, json.dumps({"base_url": stand_in.url, "retries": 0}))
+        use_model_at(monkeypatch, stand_in.url)
         (task,) = validate_world(SHOP, [TASK], live="model:stand-in", live_repeats=3).tasks
     assert task.withdrawn_candidate is False
     assert task.proofs["live"].status == "passed"

@@ -7,16 +7,15 @@ import sys
 
 import pytest
 from modelkit import StandIn
+from settingskit import use_model_at, use_settings
 from worldkit import write_world
 
 from assay.cli.app import run_app
-from assay.provider import OPTIONS_ENV
 from assay.runs import open_benchmark
 from assay.runs.plan import new_id
 from assay.runs.taskrun import run_task
 from assay.taskrun.agents.scripted import ActionsAgent
 from assay.trust.validate import validate_world
-from assay.verify.judge import JUDGE_MODEL_ENV
 
 TASK = """
 title = "Greet"
@@ -66,8 +65,8 @@ def desk(tmp_path):
 
 
 def graded(desk, stand_in, monkeypatch, task="greet"):
-    monkeypatch.setenv(OPTIONS_ENV, json.dumps({"base_url": stand_in.url, "retries": 0}))
-    monkeypatch.setenv(JUDGE_MODEL_ENV, "judge-1")
+    use_model_at(monkeypatch, stand_in.url)
+    use_settings(monkeypatch, judge_model="judge-1")
     benchmark = open_benchmark(desk)
     spec = benchmark.tasks[task]
     actions = [
@@ -119,7 +118,7 @@ def test_a_reply_that_is_no_verdict_makes_the_run_not_scored(desk, monkeypatch):
 
 def test_validate_warns_when_only_a_judge_decides(desk, monkeypatch):
     with StandIn(verdict(passed=False, score=0.0)) as stand_in:
-        monkeypatch.setenv(OPTIONS_ENV, json.dumps({"base_url": stand_in.url, "retries": 0}))
+        use_model_at(monkeypatch, stand_in.url)
         (task,) = validate_world(desk, ["only-judge"]).tasks
     assert task.proofs["static"].warnings == [
         "every goal is a judge check: a model alone decides whether the task is done"
@@ -162,9 +161,9 @@ def test_a_model_agents_usage_adds_to_the_judges(desk, monkeypatch):
         return verdict()(body)
 
     with StandIn(answer) as stand_in:
-        monkeypatch.setenv(JUDGE_MODEL_ENV, "judge-1")
+        use_settings(monkeypatch, judge_model="judge-1")
         options = ModelOptions(base_url=stand_in.url, retries=0)
-        monkeypatch.setenv(OPTIONS_ENV, json.dumps({"base_url": stand_in.url, "retries": 0}))
+        use_model_at(monkeypatch, stand_in.url)
         benchmark = open_benchmark(desk)
         agent = ModelAgent("agent-1", options)
         result = run_task(benchmark, benchmark.tasks["only-judge"], agent, run_id=new_id("tr"))

@@ -34,6 +34,9 @@ def compare(
     chosen = output_format(fmt, as_json)
     with open_store(store) as records:
         compared = load_comparison(records, run_a, run_b)
+    from assay.cli.config_view import warn_config_differences
+
+    warn_config_differences(compared)
     if chosen == "json":
         typer.echo(json.dumps(compared.as_json()))
     else:

@@ -2,26 +2,23 @@
 
 from __future__ import annotations
 
-import os
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from assay.cli.execution import Execution
 from assay.cli.options import JsonOption, SplitOption, StoreOption, TaskOption
 from assay.cli.output import FormatOption, output_format
 from assay.cli.replay import replay_choice
-from assay.cli.run_start import Choice, fresh, resumed
+from assay.cli.run_start import fresh, resumed
 from assay.errors import UsageError
 
 if TYPE_CHECKING:
-    from assay.spec.verifier_choice import VerifierChoice
-
-DEFAULT_AGENT = "reference"
+    from assay.runs.config import RunConfig
+    from assay.runs.store import Store
 
 
 def run(
@@ -83,13 +80,13 @@ def run(
         typer.Option("--include-withdrawn", help="Also run tasks whose last validation failed."),
     ] = False,
     concurrency: Annotated[
-        int,
+        int | None,
         typer.Option(
             min=1,
             help="Task runs in flight at once in one process, each in a thread: for agents that "
             "mostly wait on a model (default 1).",
         ),
-    ] = 1,
+    ] = None,
     max_connections: Annotated[
         int | None,
         typer.Option(min=1, help="model:<name> agents: model requests in flight at once at most."),
@@ -103,13 +100,13 @@ def run(
         ),
     ] = None,
     executor: Annotated[
-        str,
+        str | None,
         typer.Option(
             metavar="pool|ray",
-            help="pool: worker processes on this machine; ray: Ray actors, on this machine or a "
-            "cluster (pip install 'assay\\[ray]').",
+            help="pool: worker processes on this machine (the default); ray: Ray actors, on this "
+            "machine or a cluster (pip install 'assay\\[ray]').",
         ),
-    ] = "pool",
+    ] = None,
     ray_address: Annotated[
         str | None,
         typer.Option(
@@ -126,14 +123,14 @@ def run(
         ),
     ] = None,
     action_timeout: Annotated[
-        float,
+        float | None,
         typer.Option(
             min=0.001,
             metavar="SECONDS",
             help="Time limit of each action of a Python class agent; past it, that task run is "
-            "not scored (side agent).",
+            "not scored (side agent; default 60).",
         ),
-    ] = 60.0,
+    ] = None,
     base_url: Annotated[
         str | None,
         typer.Option(
@@ -174,23 +171,24 @@ def run(
         ),
     ] = None,
     model_timeout: Annotated[
-        float,
+        float | None,
         typer.Option(
-            min=0.001, metavar="SECONDS", help="model:<name> agents: one request's time limit."
-        ),
-    ] = 60.0,
-    judge_model: Annotated[
-        str | None,
-        typer.Option(
-            help="The model judge checks ask when they name none (also $ASSAY_JUDGE_MODEL)."
+            min=0.001,
+            metavar="SECONDS",
+            help="model:<name> agents: one request's time limit (default 60).",
         ),
     ] = None,
+    judge_model: Annotated[
+        str | None, typer.Option(help="The model judge checks ask when they name none.")
+    ] = None,
     model_retries: Annotated[
-        int,
+        int | None,
         typer.Option(
-            min=0, help="model:<name> agents: retries of a request that got 429, 5xx or timed out."
+            min=0,
+            help="model:<name> agents: retries of a request that got 429, 5xx or timed out "
+            "(default 4).",
         ),
-    ] = 4,
+    ] = None,
     pass_threshold: Annotated[
         float | None,
         typer.Option(
@@ -210,99 +208,67 @@ def run(
             "keeps its own.",
         ),
     ] = None,
+    config_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            metavar="FILE",
+            help="A TOML file of the run's settings (see docs/records.md); a flag given wins.",
+        ),
+    ] = None,
 ) -> None:
     """Run every chosen task with one agent, record it in the store and print the result table."""
+    from assay.cli.model_options import model_args
+    from assay.cli.run_config import given_settings
     from assay.runs.store import open_store
 
     chosen = output_format(fmt, as_json)
     as_json = chosen == "json"
-    if judge_model is not None:
-        os.environ["ASSAY_JUDGE_MODEL"] = judge_model
-    if customer is not None:
-        if not customer.startswith("model:") or customer == "model:":
-            raise UsageError(f"--customer: {customer!r} is not model:<name>")
-        from assay.provider import require_sdk
-
-        require_sdk("--customer model:…")
-        os.environ["ASSAY_CUSTOMER_MODEL"] = customer
-    uses_model = judge_model is not None or customer is not None
-    if (agent is not None and agent.startswith(("model:", "cli:"))) or uses_model:
-        from assay.cli.model_options import set_model_options
-
-        set_model_options(
-            base_url,
-            temperature,
-            max_tokens,
-            seed,
-            model_arg or [],
-            model_retries,
-            max_connections,
-            model_timeout,
-        )
-    from assay.taskrun.agents.resolve import is_class_agent
-
-    if concurrency > 1 and agent is not None and is_class_agent(agent):
-        raise UsageError("--concurrency: a Python class agent acts in one process; use --workers")
-    if agent is not None and is_class_agent(agent):
-        from assay.taskrun.agents.sandbox import unavailable
-
-        if reason := unavailable():
-            typer.echo(f"note: the agent runs as a process, not in a sandbox: {reason}", err=True)
-    if agent_endpoint:
-        from assay.taskrun.agents.endpoints import set_endpoints
-
-        set_endpoints(agent_endpoint)
-    if pass_threshold is not None:
-        from assay.world.container.dataset import PASS_THRESHOLD_ENV
-
-        os.environ[PASS_THRESHOLD_ENV] = repr(pass_threshold)  # worker processes read it too
-
-    chosen_mode = _verifier_mode(verifier_mode)
+    given = given_settings(
+        {
+            "agent": agent,
+            "tasks": task,
+            "splits": split,
+            "repeats": repeats,
+            "scored": scored,
+            "include_withdrawn": include_withdrawn,
+            "model.base_url": base_url,
+            "model.temperature": temperature,
+            "model.max_tokens": max_tokens,
+            "model.seed": seed,
+            "model.args": model_args(model_arg or []),
+            "model.retries": model_retries,
+            "model.timeout_s": model_timeout,
+            "model.max_connections": max_connections,
+            "judge_model": judge_model,
+            "customer": customer,
+            "pass_threshold": pass_threshold,
+            "verifier_mode": verifier_mode,
+            "action_timeout_s": action_timeout,
+            "agent_endpoints": agent_endpoint,
+            "executor": executor,
+            "workers": workers,
+            "concurrency": concurrency,
+            "ray_address": ray_address,
+            "world_db": world_db,
+        }
+    )
+    if resume is not None:
+        _refuse_with_resume(task, split, repeats)
+    elif world is None:
+        raise UsageError("WORLD: missing; give a world directory, or --resume RUN")
     kept = None
     if keep_artifacts is not None:
         from assay.runs.kept import keep_folder
 
         kept = keep_folder(keep_artifacts)
-    execution = Execution(workers, world_db, action_timeout, concurrency, executor, ray_address)
-    execution.check()
-    if resume is not None:
-        _refuse_with_resume(task, split, repeats)
-    elif world is None:
-        raise UsageError("WORLD: missing; give a world directory, or --resume RUN")
     with _cancel_on_terminate(), open_store(store) as records:
         if resume is None:
             assert world is not None
-            chosen_agent, tasks, repeats = replay_choice(
-                records, agent or DEFAULT_AGENT, task or (), repeats
-            )
-            choice = Choice(
-                tasks,
-                split or (),
-                repeats or 1,
-                scored,
-                include_withdrawn,
-                chosen_mode or "task",
-                kept,
-            )
-            outcome = fresh(
-                records,
-                world,
-                chosen_agent,
-                choice,
-                execution,
-                as_json,
-            )
+            config = _fresh_config(records, given, config_file)
+            outcome = fresh(records, world, config, kept, as_json)
         else:
-            outcome = resumed(
-                records,
-                resume,
-                world,
-                agent,
-                execution,
-                as_json,
-                chosen_mode,
-                kept,
-            )
+            outcome = resumed(records, resume, world, given, config_file, kept, as_json)
         from assay.cli.run_output import report, save
 
         if save_trajectories is not None:
@@ -315,16 +281,17 @@ def run(
         raise typer.Exit(1)
 
 
-def _verifier_mode(given: str | None) -> VerifierChoice | None:
-    """--verifier-mode's choice (None when not given); UsageError naming it for anything else."""
-    if given is None:
-        return None
-    from assay.spec.verifier_choice import verifier_choice
+def _fresh_config(records: Store, given: dict[str, Any], file: Path | None) -> RunConfig:
+    """A fresh run's configuration, its agent, tasks and repeats those a replay of a stored run
+    chooses."""
+    from assay.cli.run_config import build_config
 
-    try:
-        return verifier_choice(given)
-    except ValueError as error:
-        raise UsageError(f"--verifier-mode: {error}") from None
+    config = build_config(given, file)
+    chosen = None if "repeats" not in given and config.repeats == 1 else config.repeats
+    agent, tasks, repeats = replay_choice(records, config.agent, config.tasks, chosen)
+    return config.model_copy(
+        update={"agent": agent, "tasks": tuple(tasks), "repeats": repeats or 1}
+    )
 
 
 def _refuse_with_resume(task: list[str] | None, split: list[str] | None, repeats: int | None):

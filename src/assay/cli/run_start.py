@@ -1,36 +1,64 @@
 """How `assay run` starts its task runs: a fresh benchmark run of the chosen tasks, or a recorded
-run resumed where it stopped."""
+run resumed where it stopped, each with its configuration's settings in force."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import typer
+
 from assay.cli.execution import Execution
 from assay.errors import UsageError
+from assay.settings import using
 
 if TYPE_CHECKING:
     from assay.runs.benchmark import Benchmark
+    from assay.runs.config import RunConfig
     from assay.runs.run import BenchmarkOutcome
-    from assay.runs.store import Store
+    from assay.runs.store import RunRecord, Store
     from assay.spec.verifier_choice import VerifierChoice
 
 
-@dataclass(frozen=True)
-class Choice:
-    """What a fresh run runs: tasks, splits, repeats, scored mode, withdrawn tasks or not, how
-    its container-format tasks are verified and where their trial folders are kept."""
+def execution_of(config: RunConfig) -> Execution:
+    """Where the configuration's task runs happen, checked (UsageError naming the flag)."""
+    execution = Execution(
+        config.workers,
+        config.world_db,
+        config.action_timeout_s,
+        config.concurrency,
+        config.executor,
+        config.ray_address,
+    )
+    execution.check()
+    return execution
 
-    tasks: Sequence[str]
-    splits: Sequence[str]
-    repeats: int
-    scored: bool
-    include_withdrawn: bool
-    verifier_mode: VerifierChoice = "task"
-    keep_artifacts: Path | None = None
+
+def check_config(config: RunConfig) -> Execution:
+    """UsageError before anything runs for what this machine cannot give the configuration;
+    a note when a class agent cannot be sandboxed. Where its task runs happen."""
+    from assay.taskrun.agents.resolve import is_class_agent
+
+    if config.customer is not None:
+        from assay.provider import require_sdk
+
+        require_sdk("--customer model:…")
+    if is_class_agent(config.agent):
+        if config.concurrency > 1:
+            raise UsageError(
+                "--concurrency: a Python class agent acts in one process; use --workers"
+            )
+        from assay.taskrun.agents.sandbox import unavailable
+
+        if reason := unavailable():
+            typer.echo(f"note: the agent runs as a process, not in a sandbox: {reason}", err=True)
+    if config.agent_endpoints:
+        from assay.taskrun.agents.endpoints import check_endpoints
+
+        check_endpoints(config.agent_endpoints)
+    return execution_of(config)
 
 
 def _opened(
@@ -59,32 +87,48 @@ def _opened(
 
 
 def fresh(
-    records: Store, world: Path, agent: str, choice: Choice, execution: Execution, quiet: bool
+    records: Store, world: Path, config: RunConfig, kept: Path | None, quiet: bool
+) -> BenchmarkOutcome:
+    """A new benchmark run of `world` as `config` says, its settings in force while it runs."""
+    execution = check_config(config)
+    with using(config.settings()):
+        return _fresh(records, world, config, execution, kept, quiet)
+
+
+def _fresh(
+    records: Store,
+    world: Path,
+    config: RunConfig,
+    execution: Execution,
+    kept: Path | None,
+    quiet: bool,
 ) -> BenchmarkOutcome:
     from assay.runs import prepare, quick_runs
+    from assay.runs.config import stored_config
     from assay.runs.plan import DEFAULT_SPLITS
     from assay.runs.record import record_run
     from assay.runs.run import always_scored
     from assay.trust.withdrawn import changed_chosen, withdrawn_on_file
 
-    splits = choice.splits or DEFAULT_SPLITS
+    agent, tasks = config.agent, config.tasks
+    splits = config.splits or DEFAULT_SPLITS
     withdrawn, left_out = (
         (frozenset(), [])
-        if choice.include_withdrawn
-        else withdrawn_on_file(world, choice.tasks, splits, records)
+        if config.include_withdrawn
+        else withdrawn_on_file(world, tasks, splits, records)
     )
-    benchmark = _opened(world, execution, choice.verifier_mode, choice.keep_artifacts, withdrawn)
-    named = [task_id for task_id in choice.tasks if task_id not in withdrawn]
-    nothing_left = bool(choice.tasks) and not named  # every task named is withdrawn
-    planned = [] if nothing_left else prepare(benchmark, agent, named, splits, choice.repeats)
+    benchmark = _opened(world, execution, config.verifier_mode, kept, withdrawn)
+    named = [task_id for task_id in tasks if task_id not in withdrawn]
+    nothing_left = bool(tasks) and not named  # every task named is withdrawn
+    planned = [] if nothing_left else prepare(benchmark, agent, named, splits, config.repeats)
     changed = [] if nothing_left else changed_chosen(benchmark.world, named, splits, records)
     if left_out or changed:
         from assay.cli.render import print_changed, print_left_out
 
         print_left_out(left_out)
         print_changed(changed)
-    scored = choice.scored or always_scored(benchmark, planned)
-    if scored and choice.keep_artifacts is not None:
+    scored = config.scored or always_scored(benchmark, planned)
+    if scored and kept is not None:
         _refuse_keeping_scored()
     with _progress(len(planned), quiet) as advance:
         return record_run(
@@ -92,11 +136,12 @@ def fresh(
             benchmark,
             agent,
             planned,
-            repeats=choice.repeats,
+            repeats=config.repeats,
             scored=scored,
             executor=execution.executor(len(planned), quick_runs(benchmark, agent)),
             on_result=advance,
             results=False,  # read back a page at a time to print
+            config=stored_config(config, world),
         )
 
 
@@ -104,26 +149,47 @@ def resumed(
     records: Store,
     run_id: str,
     world: Path | None,
-    agent: str | None,
-    execution: Execution,
+    given: dict[str, Any],
+    file: Path | None,
+    kept: Path | None,
     quiet: bool,
-    verifier_mode: VerifierChoice | None = None,
-    kept: Path | None = None,
+) -> BenchmarkOutcome:
+    """The stored run `run_id` finished with its own configuration, the settings `given` (and
+    the `file`'s) on top of it; UsageError when they change one other than where it runs."""
+    from assay.cli.run_config import build_config, refuse_changed, stored_run_config
+
+    record = records.benchmark_run(run_id, parameter="--resume")
+    stored = stored_run_config(record)
+    config = build_config(given, file, stored)
+    if config.agent != record.agent:
+        raise UsageError(
+            f"--agent: run {record.id} was run by {record.agent!r}, not {config.agent!r}"
+        )
+    if config.verifier_mode != record.verifier_mode:
+        raise UsageError(
+            f"--verifier-mode: run {record.id} verifies with {record.verifier_mode}, "
+            f"not {config.verifier_mode}; a resumed run keeps its own"
+        )
+    refuse_changed(record, stored, config)
+    if kept is not None and record.scored:
+        _refuse_keeping_scored()
+    execution = check_config(config)
+    with using(config.settings()):
+        return _resumed(records, record, world, execution, kept, quiet)
+
+
+def _resumed(
+    records: Store,
+    record: RunRecord,
+    world: Path | None,
+    execution: Execution,
+    kept: Path | None,
+    quiet: bool,
 ) -> BenchmarkOutcome:
     from assay.runs import quick_runs
     from assay.runs.record import continue_run, resume_plan
     from assay.trust.withdrawn import withdrawn_on_file
 
-    record = records.benchmark_run(run_id, parameter="--resume")
-    if agent is not None and agent != record.agent:
-        raise UsageError(f"--agent: run {record.id} was run by {record.agent!r}, not {agent!r}")
-    if verifier_mode is not None and verifier_mode != record.verifier_mode:
-        raise UsageError(
-            f"--verifier-mode: run {record.id} verifies with {record.verifier_mode}, "
-            f"not {verifier_mode}; a resumed run keeps its own"
-        )
-    if kept is not None and record.scored:
-        _refuse_keeping_scored()
     root = world if world is not None else Path(record.world_path)
     # a withdrawn task the run does not hold never blocks it; one it holds is run as recorded
     held = {state.task_id for state in records.task_states(record.id)}

@@ -49,6 +49,10 @@ def show(
         if chosen == "table":
             print_state(outcome)
         print_outcome(outcome, fmt=chosen)
+        if chosen == "table":
+            from assay.cli.config_view import print_config
+
+            print_config(run)
     else:
         print_state(outcome)
         print_checks(outcome)

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from assay.errors import UsageError
 from assay.runs.aggregate import aggregate
 from assay.runs.compare import Comparison, compare
+from assay.runs.config import differences
 from assay.runs.record import benchmark_result
 from assay.runs.run import BenchmarkRunResult
 from assay.runs.store import Store
@@ -27,7 +28,17 @@ class RunComparison(BaseModel, defer_build=True):
             "a": _brief(self.a),
             "b": _brief(self.b),
             **self.comparison.model_dump(mode="json"),
+            "config_differences": [
+                {"setting": name, "a": a, "b": b} for name, a, b in self.config_differences()
+            ],
         }
+
+    def config_differences(self) -> list[tuple[str, Any, Any]]:
+        """`(setting, in A, in B)` for each difference of how the runs were made; none when
+        either run was stored without its configuration."""
+        if self.a.config is None or self.b.config is None:
+            return []
+        return differences(self.a.config, self.b.config)
 
 
 def load_comparison(store: Store, run_a: str, run_b: str) -> RunComparison:

@@ -79,6 +79,7 @@ def import_bundle(store: Store, path: Path) -> str:
         splits={r.task_id: r.split for r in results},
         scored=run.scored_run,
         verifier_mode=run.verifier_mode,
+        config=run.config,
     )
     store.start_benchmark_run(run.id, at=run.started_at)
     writer = BatchWriter(store, run.id, replacing=False)

@@ -31,8 +31,8 @@ from assay.score.result import TaskRunResult
 from assay.taskrun.agents.isolated import DEFAULT_ACTION_TIMEOUT_S
 from assay.taskrun.agents.resolve import agent_factory, close_agents
 
-# what the actors must see of the driver's environment: assay's settings (model options, judge,
-# customer, pass threshold, world server) and the model provider's
+# what the actors must see of the driver's environment: assay's documented variables (the world
+# server, its home) and the model provider's; the run's settings travel in their WorkerSetup
 FORWARDED_PREFIXES = ("ASSAY_", "OPENAI_")
 WAIT_S = 0.5  # how long the driver waits for a result before it looks at a stop again
 CONNECT_S = 5.0  # how long a cluster's address may take to answer

@@ -39,6 +39,7 @@ from assay.runs.execute import (
 from assay.runs.kept import kept_folder
 from assay.runs.plan import PlannedRun
 from assay.score.result import TaskRunResult
+from assay.settings import RunSettings, in_force, install
 from assay.taskrun.agents.isolated import DEFAULT_ACTION_TIMEOUT_S
 from assay.taskrun.agents.resolve import agent_factory, close_agents
 
@@ -58,10 +59,12 @@ class WorkerSetup:
     verifier_mode: VerifierChoice = "task"  # the run's choice, the world loaded again with it
     keep_artifacts: str | None = None  # where its task runs keep their trial folders
     left_out: tuple[str, ...] = ()  # the tasks the run did not load (withdrawn)
+    settings: RunSettings = field(default_factory=RunSettings)  # the run's, in force in the worker
 
     @classmethod
     def of(cls, world: Any, agent: str, action_timeout_s: float, concurrency: int) -> WorkerSetup:
-        """How a worker loads `world` (a live World) again to run `agent`'s task runs."""
+        """How a worker loads `world` (a live World) again to run `agent`'s task runs, with the
+        run settings in force here."""
         kept = kept_folder(world)
         return cls(
             str(world.root),
@@ -72,10 +75,13 @@ class WorkerSetup:
             world.verifier_mode,
             None if kept is None else str(kept),
             tuple(sorted(world.left_out)),
+            in_force(),
         )
 
     def open(self) -> Benchmark:
-        """The world loaded again in a worker, as the run loaded it."""
+        """The run's settings in force in this worker, then the world loaded again in it, as the
+        run loaded it."""
+        install(self.settings)
         return open_benchmark(
             self.world,
             world_db=self.world_db,

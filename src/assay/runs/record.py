@@ -8,6 +8,7 @@ from contextlib import suppress
 from assay.errors import UsageError
 from assay.runs.aggregate import Figures, aggregate
 from assay.runs.benchmark import Benchmark
+from assay.runs.config import StoredConfig
 from assay.runs.execute import Executor
 from assay.runs.plan import PlannedRun, new_id
 from assay.runs.run import BenchmarkOutcome, BenchmarkRunResult, execute
@@ -29,9 +30,11 @@ def record_run(
     executor: Executor | None = None,
     on_result: OnResult | None = None,
     results: bool = True,
+    config: StoredConfig | None = None,
 ) -> BenchmarkOutcome:
     """Create the run with a row per planned task run, then run it, storing each result as it ends.
-    With `results` false the outcome holds no task runs: read them with `Store.each_result`."""
+    With `results` false the outcome holds no task runs: read them with `Store.each_result`;
+    `config`: how the run was made, stored with it."""
     run_id = new_id("br")
     world = benchmark.world
     store.create_benchmark_run(
@@ -45,6 +48,7 @@ def record_run(
         splits={task_id: task.split for task_id, task in benchmark.tasks.items()},
         scored=scored,
         verifier_mode=world.verifier_mode,
+        config=None if config is None else config.model_dump(mode="json"),
     )
     return continue_run(
         store, benchmark, run_id, agent, planned, executor, on_result, results, fresh=True
@@ -178,4 +182,5 @@ def benchmark_result(record: RunRecord, figures: Figures) -> BenchmarkRunResult:
         verifier_mode=record.verifier_mode,
         started_at=record.started_at,
         finished_at=record.finished_at,
+        config=record.config,
     )

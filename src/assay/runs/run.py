@@ -34,6 +34,8 @@ class BenchmarkRunResult(Figures):
     verifier_mode: VerifierChoice = "task"
     started_at: str | None
     finished_at: str | None
+    # how it was made (`runs.config.StoredConfig` as JSON); None for a run stored without one
+    config: dict[str, Any] | None = None
 
 
 class BenchmarkOutcome(BaseModel, defer_build=True):

@@ -4,15 +4,14 @@ replies. The request and the changes still arrive exactly as scripted; every tur
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from assay.errors import EnvironmentFailure
-from assay.provider import ModelOptions, ProviderFailed, Usage, counted_reply, make_client
+from assay.provider import ProviderFailed, Usage, counted_reply, make_client
+from assay.settings import in_force
 from assay.spec.task import Customer
 from assay.taskrun.customer import CustomerScript
 
-CUSTOMER_MODEL_ENV = "ASSAY_CUSTOMER_MODEL"  # set by `--customer model:<name>`
 SATISFIED = "###SATISFIED###"
 
 
@@ -20,7 +19,7 @@ class ModelCustomer(CustomerScript):
     def __init__(self, spec: Customer, model: str, client: Any = None):
         super().__init__(spec)
         self.model = model
-        self.options = ModelOptions.from_env()
+        self.options = in_force().model
         self.client = client or make_client(self.options, "--customer model:…", model)
         self.usage = Usage()  # counted in the task run's usage with the agent's
         self.satisfied = False
@@ -69,7 +68,7 @@ class ModelCustomer(CustomerScript):
 
 def customer_for(spec: Customer) -> CustomerScript:
     """The scripted customer, or a model customer when `--customer model:<name>` asked for one."""
-    chosen = os.environ.get(CUSTOMER_MODEL_ENV)
+    chosen = in_force().customer_model
     if not chosen:
         return CustomerScript(spec)
-    return ModelCustomer(spec, chosen.removeprefix("model:"))
+    return ModelCustomer(spec, chosen)

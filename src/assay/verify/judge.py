@@ -5,17 +5,16 @@ everywhere; a judge that cannot be asked makes the task run not scored, never fa
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 from assay.errors import CheckError, UsageError
-from assay.provider import ModelOptions, ProviderFailed, Usage, counted_reply, make_client
+from assay.provider import ProviderFailed, Usage, counted_reply, make_client
+from assay.settings import in_force
 from assay.spec.checks import JudgeCheck
 from assay.verify.context import VerifyContext
 from assay.verify.model import CheckRun
 from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout
 
-JUDGE_MODEL_ENV = "ASSAY_JUDGE_MODEL"  # the model a judge check without `model` asks
 ROWS_SHOWN = 20
 INSTRUCTIONS = (
     "You grade an AI agent's work against a rubric. Read the rubric, the agent's final answer "
@@ -25,11 +24,11 @@ INSTRUCTIONS = (
 
 
 def run_judge_check(check: JudgeCheck, context: VerifyContext) -> CheckRun:
-    model = check.model or os.environ.get(JUDGE_MODEL_ENV)
+    model = check.model or in_force().judge_model
     if not model:
         raise CheckError(
             f"check {check.name!r}: a judge check needs a model: model = … in the check, "
-            f"or ${JUDGE_MODEL_ENV} (assay run --judge-model)"
+            "or the run's judge_model (assay run --judge-model)"
         )
     results = {name: _rows(context, sql, check.name) for name, sql in check.queries.items()}
     prompt = _prompt(check.rubric, context.agent_output, results)
@@ -66,7 +65,7 @@ def _prompt(rubric: str, output: str, results: dict[str, list[dict[str, Any]]]) 
 def _ask(model: str, prompt: str, name: str, usage: Usage) -> dict[str, Any]:
     """The judge's verdict, its request counted in `usage`; CheckError when the SDK is missing,
     the provider fails or the reply is not a verdict."""
-    options = ModelOptions.from_env()
+    options = in_force().model
     try:
         client = make_client(options, f"check {name!r}: a judge check", model)
     except UsageError as missing:

@@ -51,6 +51,7 @@ class RunRecord:
     finished_at: str | None
     key_id: str | None = None  # the API key that created the run, if one did
     verifier_mode: VerifierChoice = "task"  # `task`, each task's own, or `separate` for all
+    config: dict[str, Any] | None = None  # a `runs.config.StoredConfig`; None: made without one
 
 
 @dataclass(frozen=True)

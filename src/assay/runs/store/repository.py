@@ -124,10 +124,12 @@ class Store(TaskRunReads, ValidationRecords, BuildRecords, KeyRecords):
         scored: bool = False,
         key_id: str | None = None,
         verifier_mode: VerifierChoice = "task",
+        config: Mapping[str, Any] | None = None,
     ) -> None:
         """A benchmark run in phase `created`, with a `created` row for each planned task run;
         `key_id`: the API key that created it (None: the operator key or the command line);
-        `verifier_mode`: how its container-format tasks are verified (`task` or `separate`)."""
+        `verifier_mode`: how its container-format tasks are verified (`task` or `separate`);
+        `config`: how it was made (a `runs.config.StoredConfig` as JSON)."""
         created = now()
         with self.statements.transaction() as transaction:
             transaction.write(
@@ -147,6 +149,7 @@ class Store(TaskRunReads, ValidationRecords, BuildRecords, KeyRecords):
                     "created_at": created,
                     "key_id": key_id,
                     "verifier_mode": verifier_mode,
+                    "config": None if config is None else dict(config),
                 },
             )
             transaction.write(

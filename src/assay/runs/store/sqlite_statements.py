@@ -3,10 +3,10 @@
 STATEMENTS: name → (SQL, its parameters in order, the literals among them, each parameter's bind
 processing, the columns of its rows, each column's result processing); DDL: a new store's."""
 
-HEAD = "0006"
+HEAD = "0007"
 
 DDL = (
-    "\nCREATE TABLE benchmark_runs (\n\tid VARCHAR(64) NOT NULL, \n\tworld VARCHAR(200) NOT NULL, \n\tworld_version VARCHAR(100) NOT NULL, \n\tworld_path TEXT NOT NULL, \n\tagent TEXT NOT NULL, \n\trepeats INTEGER NOT NULL, \n\ttasks INTEGER NOT NULL, \n\ttask_runs INTEGER NOT NULL, \n\tscored BOOLEAN NOT NULL, \n\tphase VARCHAR(16) NOT NULL, \n\tstatus VARCHAR(16) NOT NULL, \n\tscore FLOAT, \n\tverdict VARCHAR(16), \n\tfigures JSON, \n\tcreated_at VARCHAR(32) NOT NULL, \n\tstarted_at VARCHAR(32), \n\tfinished_at VARCHAR(32), \n\ttoken_hash VARCHAR(64), \n\ttoken_expires_at VARCHAR(32), \n\tkey_id VARCHAR(64), \n\tverifier_mode VARCHAR(16) DEFAULT 'task' NOT NULL, \n\tPRIMARY KEY (id)\n)\n\n",
+    "\nCREATE TABLE benchmark_runs (\n\tid VARCHAR(64) NOT NULL, \n\tworld VARCHAR(200) NOT NULL, \n\tworld_version VARCHAR(100) NOT NULL, \n\tworld_path TEXT NOT NULL, \n\tagent TEXT NOT NULL, \n\trepeats INTEGER NOT NULL, \n\ttasks INTEGER NOT NULL, \n\ttask_runs INTEGER NOT NULL, \n\tscored BOOLEAN NOT NULL, \n\tphase VARCHAR(16) NOT NULL, \n\tstatus VARCHAR(16) NOT NULL, \n\tscore FLOAT, \n\tverdict VARCHAR(16), \n\tfigures JSON, \n\tcreated_at VARCHAR(32) NOT NULL, \n\tstarted_at VARCHAR(32), \n\tfinished_at VARCHAR(32), \n\ttoken_hash VARCHAR(64), \n\ttoken_expires_at VARCHAR(32), \n\tkey_id VARCHAR(64), \n\tverifier_mode VARCHAR(16) DEFAULT 'task' NOT NULL, \n\tconfig JSON, \n\tPRIMARY KEY (id)\n)\n\n",
     "CREATE INDEX ix_benchmark_runs_created_at ON benchmark_runs (created_at)",
     "CREATE UNIQUE INDEX ix_benchmark_runs_token_hash ON benchmark_runs (token_hash)",
     "\nCREATE TABLE validations (\n\tid INTEGER NOT NULL, \n\tworld VARCHAR(200) NOT NULL, \n\tversion VARCHAR(100) NOT NULL, \n\ttask_id VARCHAR(200) NOT NULL, \n\ttask_hash VARCHAR(128) NOT NULL, \n\tpassed BOOLEAN NOT NULL, \n\trecord JSON NOT NULL, \n\tcreated_at VARCHAR(32) NOT NULL, \n\tPRIMARY KEY (id)\n)\n\n",
@@ -29,7 +29,7 @@ STATEMENTS = {
         "INSERT INTO alembic_version (version_num) VALUES (?)",
         ("version_num",),
         {
-            "version_num": "0006",
+            "version_num": "0007",
         },
         (None,),
         (),
@@ -76,7 +76,7 @@ STATEMENTS = {
         ),
     ),
     "ADD_RUN": (
-        "INSERT INTO benchmark_runs (id, world, world_version, world_path, agent, repeats, tasks, task_runs, scored, phase, status, created_at, key_id, verifier_mode) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO benchmark_runs (id, world, world_version, world_path, agent, repeats, tasks, task_runs, scored, phase, status, created_at, key_id, verifier_mode, config) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             "id",
             "world",
@@ -92,6 +92,7 @@ STATEMENTS = {
             "created_at",
             "key_id",
             "verifier_mode",
+            "config",
         ),
         {},
         (
@@ -109,6 +110,7 @@ STATEMENTS = {
             None,
             None,
             None,
+            "json",
         ),
         (),
         (),
@@ -235,7 +237,7 @@ STATEMENTS = {
         (),
     ),
     "RUN": (
-        "SELECT benchmark_runs.id, benchmark_runs.world, benchmark_runs.world_version, benchmark_runs.world_path, benchmark_runs.agent, benchmark_runs.repeats, benchmark_runs.tasks, benchmark_runs.task_runs, benchmark_runs.scored, benchmark_runs.phase, benchmark_runs.status, benchmark_runs.score, benchmark_runs.verdict, benchmark_runs.figures, benchmark_runs.created_at, benchmark_runs.started_at, benchmark_runs.finished_at, benchmark_runs.token_hash, benchmark_runs.token_expires_at, benchmark_runs.key_id, benchmark_runs.verifier_mode \nFROM benchmark_runs \nWHERE benchmark_runs.id = ?",
+        "SELECT benchmark_runs.id, benchmark_runs.world, benchmark_runs.world_version, benchmark_runs.world_path, benchmark_runs.agent, benchmark_runs.repeats, benchmark_runs.tasks, benchmark_runs.task_runs, benchmark_runs.scored, benchmark_runs.phase, benchmark_runs.status, benchmark_runs.score, benchmark_runs.verdict, benchmark_runs.figures, benchmark_runs.created_at, benchmark_runs.started_at, benchmark_runs.finished_at, benchmark_runs.token_hash, benchmark_runs.token_expires_at, benchmark_runs.key_id, benchmark_runs.verifier_mode, benchmark_runs.config \nFROM benchmark_runs \nWHERE benchmark_runs.id = ?",
         ("b_id",),
         {},
         (None,),
@@ -261,6 +263,7 @@ STATEMENTS = {
             "token_expires_at",
             "key_id",
             "verifier_mode",
+            "config",
         ),
         (
             None,
@@ -284,10 +287,11 @@ STATEMENTS = {
             None,
             None,
             None,
+            "json",
         ),
     ),
     "RUN_BY_PREFIX": (
-        "SELECT benchmark_runs.id, benchmark_runs.world, benchmark_runs.world_version, benchmark_runs.world_path, benchmark_runs.agent, benchmark_runs.repeats, benchmark_runs.tasks, benchmark_runs.task_runs, benchmark_runs.scored, benchmark_runs.phase, benchmark_runs.status, benchmark_runs.score, benchmark_runs.verdict, benchmark_runs.figures, benchmark_runs.created_at, benchmark_runs.started_at, benchmark_runs.finished_at, benchmark_runs.token_hash, benchmark_runs.token_expires_at, benchmark_runs.key_id, benchmark_runs.verifier_mode \nFROM benchmark_runs \nWHERE benchmark_runs.id LIKE ? ESCAPE '/'\n LIMIT ? OFFSET ?",
+        "SELECT benchmark_runs.id, benchmark_runs.world, benchmark_runs.world_version, benchmark_runs.world_path, benchmark_runs.agent, benchmark_runs.repeats, benchmark_runs.tasks, benchmark_runs.task_runs, benchmark_runs.scored, benchmark_runs.phase, benchmark_runs.status, benchmark_runs.score, benchmark_runs.verdict, benchmark_runs.figures, benchmark_runs.created_at, benchmark_runs.started_at, benchmark_runs.finished_at, benchmark_runs.token_hash, benchmark_runs.token_expires_at, benchmark_runs.key_id, benchmark_runs.verifier_mode, benchmark_runs.config \nFROM benchmark_runs \nWHERE benchmark_runs.id LIKE ? ESCAPE '/'\n LIMIT ? OFFSET ?",
         (
             "b_like",
             "param_1",
@@ -324,6 +328,7 @@ STATEMENTS = {
             "token_expires_at",
             "key_id",
             "verifier_mode",
+            "config",
         ),
         (
             None,
@@ -347,6 +352,7 @@ STATEMENTS = {
             None,
             None,
             None,
+            "json",
         ),
     ),
     "FINISHED_COUNT": (

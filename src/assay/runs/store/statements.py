@@ -48,7 +48,7 @@ CLAIM_KEYS = [
 CHECK_KEYS = ["id", "task_run_id", "position", "kind", *CHECK_COLUMNS]
 RUN_KEYS = [
     *("id", "world", "world_version", "world_path", "agent", "repeats", "tasks", "task_runs"),
-    *("scored", "phase", "status", "created_at", "key_id", "verifier_mode"),
+    *("scored", "phase", "status", "created_at", "key_id", "verifier_mode", "config"),
 ]
 PLANNED_KEYS = [
     *("id", "benchmark_run_id", "position", "task_id", "repeat", "split", "phase", "status"),

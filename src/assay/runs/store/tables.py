@@ -18,7 +18,7 @@ from sqlalchemy import (
     false,
 )
 
-HEAD = "0006"  # the newest migration; opening a store at this revision skips Alembic entirely
+HEAD = "0007"  # the newest migration; opening a store at this revision skips Alembic entirely
 
 Json = JSON()  # plain json on PostgreSQL too: the text is kept as serialised, keys in order
 Stamp = String(32)  # ISO-8601 UTC text, the form the JSON carries; it sorts as time does
@@ -50,6 +50,8 @@ benchmark_runs = Table(
     Column("key_id", String(64)),  # the API key that created the run; None for the operator's
     # how its container-format tasks were verified: `task` (each task's own mode) or `separate`
     Column("verifier_mode", String(16), nullable=False, server_default="task"),
+    # how it was made: its RunConfig, assay's version, the world's digest (`runs.config`)
+    Column("config", Json),
     Index("ix_benchmark_runs_created_at", "created_at"),
     Index("ix_benchmark_runs_token_hash", "token_hash", unique=True),
 )

@@ -9,9 +9,10 @@ import shlex
 from typing import Any
 
 from assay.errors import UsageError
+from assay.settings import in_force
 from assay.spec.task import TaskSpec
 from assay.taskrun.actions import AnyAction, Finish, call
-from assay.taskrun.agents.model import ModelOptions, Usage
+from assay.taskrun.agents.model import Usage
 from assay.taskrun.agents.recipe import API_DEFAULTS, Recipe, load_recipe
 from assay.taskrun.observation import Observation
 from assay.world.container.installed import InstalledAgent
@@ -36,7 +37,7 @@ class CliAgents:
             raise UsageError(f"--agent cli:{name}: name the model, as cli:{name}:<model>")
         _, key_env, default = self.recipe.endpoint_defaults()
         host_env = API_DEFAULTS[self.recipe.api][0]  # the host's own variable, by the API's name
-        chosen = ModelOptions.from_env().base_url or os.environ.get(host_env)
+        chosen = in_force().model.base_url or os.environ.get(host_env)
         self.endpoint = (chosen or default).rstrip("/")
         if not self.endpoint.startswith(("http://", "https://")):
             raise UsageError(f"--base-url: {self.endpoint!r} is not an http:// or https:// URL")

@@ -4,18 +4,18 @@ host and port exactly, through a proxy on the agent's own loopback that admits n
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from assay.errors import UsageError
+from assay.settings import in_force
 from assay.world.container.hostnet import NetworkFailed
 from assay.world.container.network import Network, proxied
 from assay.world.container.proxy import Allowlist, normal_host
 
-# A JSON list of URLs: so that worker processes get them, and the agent is told them.
+# A JSON list of URLs: the agent's process is told them in it.
 ENDPOINTS_ENV = "ASSAY_AGENT_ENDPOINTS"
 DEFAULT_PORTS = {"http": 80, "https": 443}
 LOOPBACK_WAIT_S = 10.0
@@ -38,22 +38,15 @@ class Endpoints(Allowlist):
         return self.admits(host, port)
 
 
-def set_endpoints(urls: Sequence[str]) -> None:
-    """The endpoints named on the command line, checked, for this process and its workers."""
+def check_endpoints(urls: Sequence[str]) -> None:
+    """UsageError naming --agent-endpoint for a URL that names no host."""
     for url in urls:
         _host_port(url)
-    os.environ[ENDPOINTS_ENV] = json.dumps(list(urls))
 
 
 def chosen_endpoints() -> Endpoints | None:
-    """The endpoints the command line named; None when it named none."""
-    text = os.environ.get(ENDPOINTS_ENV)
-    if not text:
-        return None
-    try:
-        urls = json.loads(text)
-    except ValueError:
-        raise UsageError(f"{ENDPOINTS_ENV}: not a JSON list of URLs") from None
+    """The endpoints the run's settings name; None when they name none."""
+    urls = in_force().agent_endpoints
     return Endpoints(urls) if urls else None
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from assay.errors import AgentFailure
 from assay.provider import ModelOptions, ProviderFailed, Usage, counted_reply, make_client
+from assay.settings import in_force
 from assay.taskrun.agents.conversation import event_messages, system_message, tool_schemas
 from assay.taskrun.observation import Observation
 
@@ -30,7 +31,7 @@ class ModelAgent:
         gate: threading.Semaphore | None = None,
     ):
         self.model = model
-        self.options = options or ModelOptions.from_env()
+        self.options = options or in_force().model
         self.client = client or make_client(self.options, model=model)
         self.gate = gate or threading.Semaphore(1_000_000)  # shared: --max-connections
         self.messages: list[dict[str, Any]] = []

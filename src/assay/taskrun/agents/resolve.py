@@ -43,10 +43,11 @@ def agent_factory(name: str, *, action_timeout_s: float = DEFAULT_ACTION_TIMEOUT
             raise UsageError("--agent: name the model, as model:<name>")
         import threading
 
-        from assay.provider import ModelOptions, make_client
+        from assay.provider import make_client
+        from assay.settings import in_force
         from assay.taskrun.agents.model import ModelAgent
 
-        options = ModelOptions.from_env()
+        options = in_force().model
         client = make_client(
             options, model=model
         )  # one client, its connections shared by every task run

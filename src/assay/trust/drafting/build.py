@@ -14,6 +14,7 @@ from assay.errors import UsageError
 from assay.provider import ModelOptions
 from assay.runs.plan import new_id
 from assay.runs.stamps import now
+from assay.settings import in_force
 from assay.spec.files import shown
 from assay.spec.load import TASKS_DIR
 from assay.trust.drafting.conversation import Drafting
@@ -76,7 +77,7 @@ def build_tasks(
             "tasks of database worlds"
         )
     messages = build_messages(world, count, split, brief)
-    drafting = Drafting(model, messages, options or ModelOptions.from_env())
+    drafting = Drafting(model, messages, options or in_force().model)
     known = {task_id: task.customer.request for task_id, task in world.tasks.items()}
     with tempfile.TemporaryDirectory(prefix="assay-build-") as scratch_dir:
         scratch = Scratch(world.root, Path(scratch_dir))

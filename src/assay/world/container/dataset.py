@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import base64
 import io
-import math
-import os
 import re
 import shlex
 import tarfile
 from collections.abc import Collection
 from pathlib import Path
 
-from assay.errors import SpecError, UsageError
+from assay.errors import SpecError
+from assay.settings import in_force
 from assay.spec.checks import ScriptCheck
 from assay.spec.sandbox import SandboxTask, is_task_dir, read_sandbox_task, task_dirs
 from assay.spec.task import Customer, Solution, Step, TaskSpec, WrongSolution
@@ -29,7 +28,6 @@ DEFAULT_AGENT_TIMEOUT_S = 3600.0  # the format's "no timeout" still ends some da
 MAX_TURNS = 1000
 ORACLE_LOG = "/logs/agent/oracle.txt"
 WRONG_DIR = "wrong"  # solution/wrong/<name>/solve.sh: careless work validation must see fail
-PASS_THRESHOLD_ENV = "ASSAY_PASS_THRESHOLD"
 
 
 def load_container_world(
@@ -58,7 +56,7 @@ def load_container_world(
             rejected[folder.name] = error
             continue
         found[task.id] = with_verifier_choice(task, verifier_mode)
-    threshold = pass_threshold_override()
+    threshold = in_force().pass_threshold  # the run's --pass-threshold, for every task
     tasks = {task_id: task_spec(task, threshold) for task_id, task in found.items()}
     spec = WorldSpec(
         name=_world_name(path),
@@ -82,21 +80,6 @@ def load_container_world(
     world.verifier_mode = verifier_mode
     world.left_out = frozenset(left_out)
     return world, rejected
-
-
-def pass_threshold_override() -> float | None:
-    """$ASSAY_PASS_THRESHOLD (set by `--pass-threshold`): the primary reward that verifies a task
-    run, for every task; UsageError unless it is a number in [0, 1]."""
-    text = os.environ.get(PASS_THRESHOLD_ENV)
-    if not text:
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0 <= value <= 1:
-        raise UsageError(f"{PASS_THRESHOLD_ENV}: {text!r} is not a number in [0, 1]")
-    return value
 
 
 def task_spec(task: SandboxTask, pass_threshold: float | None = None) -> TaskSpec:
