@@ -100,6 +100,8 @@ class Client:
         agent: str = "http",
         verifier_mode: str = "task",
     ) -> RunClient:
+        """A new benchmark run of `benchmark` (`world@version`), driven through the RunClient
+        answered; `tasks` and `split` choose its tasks (default: every task of train and dev)."""
         body = {"benchmark": benchmark, "repeats": repeats, "scored": scored, "agent": agent}
         if tasks is not None:
             body["tasks"] = tasks
@@ -156,9 +158,11 @@ class RunClient:
         return self._http.post(Observation, f"/v1/task-runs/{task_run_id}/act", body)
 
     def call(self, task_run_id: str, tool: str, **args: Any) -> Observation:
+        """Call `tool` with `args`; the next observation."""
         return self.act(task_run_id, {"call": {"tool": tool, "args": args}})
 
     def say(self, task_run_id: str, text: str) -> Observation:
+        """Send `text` to the customer; the next observation, with the reply."""
         return self.act(task_run_id, {"say": text})
 
     def complete(self, task_run_id: str, output: str = "") -> Completion:
@@ -167,15 +171,19 @@ class RunClient:
         return self._http.post(Completion, path, {"output": output})
 
     def cancel_task_run(self, task_run_id: str) -> TaskRunOut:
+        """End a task run as cancelled (graded for the record; it does not count)."""
         return self._http.post(TaskRunOut, f"/v1/task-runs/{task_run_id}/cancel")
 
     def cancel(self) -> BenchmarkRunOut:
+        """Cancel the whole benchmark run."""
         return self._http.post(BenchmarkRunOut, f"/v1/benchmark-runs/{self.id}/cancel")
 
     def get(self) -> BenchmarkRunOut:
+        """This benchmark run, its task runs and (once completed) its aggregate."""
         return self._http.get(BenchmarkRunOut, f"/v1/benchmark-runs/{self.id}")
 
     def task_run(self, task_run_id: str) -> TaskRunOut:
+        """One task run, with its result once completed."""
         return self._http.get(TaskRunOut, f"/v1/task-runs/{task_run_id}")
 
     def criterion_runs(self, task_run_id: str) -> list[CheckRunOut]:
