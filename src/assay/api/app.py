@@ -16,7 +16,7 @@ from assay import __version__
 from assay.api import benchmark_runs, criterion_runs, task_runs
 from assay.api.context import Context
 from assay.api.dependencies import AnyKey, Anyone
-from assay.api.errors import error_response, install
+from assay.api.errors import ErrorBody, error_response, install
 from assay.api.lane import FastLane, model_response, rejected_response
 from assay.api.limits import DEFAULT_MAX_BODY_BYTES, BodyLimit
 from assay.api.models import (
@@ -27,7 +27,6 @@ from assay.api.models import (
     Complete,
     Completion,
     CreateRun,
-    ErrorBody,
     RejectedBody,
     RunCreated,
     TaskRunOut,

@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from assay.api.errors import ErrorDetail
 from assay.runs.aggregate import Figures
 from assay.score.summary import Summary
 from assay.score.task import Axis, Outcome, Verdict
@@ -14,17 +15,6 @@ from assay.spec.verifier_choice import SHARED_REFUSED, VerifierChoice
 from assay.taskrun.actions import ToolCall
 from assay.taskrun.observation import Observation
 from assay.verify.model import CheckRun
-
-
-class ErrorDetail(BaseModel):
-    code: str
-    message: str
-
-
-class ErrorBody(BaseModel):
-    """What every refusal of the API answers: `{"error": {"code", "message"}}`."""
-
-    error: ErrorDetail
 
 
 class Request(BaseModel):

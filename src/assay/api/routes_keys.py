@@ -9,8 +9,7 @@ from fastapi.responses import JSONResponse
 from pydantic import Field
 
 from assay.api.dependencies import Operator
-from assay.api.errors import ApiError
-from assay.api.models import ErrorBody
+from assay.api.errors import ApiError, ErrorBody
 from assay.api.models import Request as Body
 from assay.errors import UsageError
 from assay.runs.keys import Scope, create_key, now_stamp

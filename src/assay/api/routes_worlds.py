@@ -11,8 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assay.api.auth import Caller
 from assay.api.dependencies import AnyKey, Builder
-from assay.api.errors import ApiError
-from assay.api.models import ErrorBody
+from assay.api.errors import ApiError, ErrorBody
 from assay.errors import UsageError
 from assay.runs.benchmark import Benchmark
 from assay.runs.episodes import HoldoutRefused, failed_episodes

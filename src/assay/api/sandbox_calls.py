@@ -9,8 +9,8 @@ from fastapi.responses import JSONResponse
 
 from assay.api.auth import Caller
 from assay.api.context import Context
-from assay.api.errors import ApiError
-from assay.api.models import Act, ErrorBody
+from assay.api.errors import ApiError, ErrorBody
+from assay.api.models import Act
 from assay.api.task_runs import act
 from assay.taskrun.observation import Event
 
