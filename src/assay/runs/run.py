@@ -64,17 +64,32 @@ def prepare(
     leave_out: Collection[str] = (),
 ) -> list[PlannedRun]:
     """The planned task runs, less the tasks in `leave_out`; UsageError before anything runs if
-    the agent cannot run a task (an agent given as an object is taken as able to run them all)."""
-    require_tasks(benchmark.world.root)
-    tasks = [t for t in select_tasks(benchmark.world, task_ids, splits) if t.id not in leave_out]
+    the agent cannot run a task."""
     if not isinstance(agent, str):
-        given_factory(agent)  # refused now if it is no agent
-        return plan(tasks, repeats)
+        return _plan_given(benchmark, agent, task_ids, splits, repeats, leave_out)
+    require_tasks(benchmark.world.root)
     if agent.startswith("cli:") and benchmark.world.sandbox is None:
         raise UsageError(f"--agent {agent}: CLI agents run container-format tasks only")
     made = agent_factory(agent)
+    tasks = [t for t in select_tasks(benchmark.world, task_ids, splits) if t.id not in leave_out]
     for task in tasks:
         check_agent_for(agent, task, made)
+    return plan(tasks, repeats)
+
+
+def _plan_given(
+    benchmark: Benchmark,
+    agent: GivenAgent,
+    task_ids: Sequence[str],
+    splits: Sequence[str],
+    repeats: int,
+    leave_out: Collection[str],
+) -> list[PlannedRun]:
+    """The plan for an agent given as an object, which is refused now if it is none, and is
+    taken as able to run every task."""
+    given_factory(agent)
+    require_tasks(benchmark.world.root)
+    tasks = [t for t in select_tasks(benchmark.world, task_ids, splits) if t.id not in leave_out]
     return plan(tasks, repeats)
 
 
