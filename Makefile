@@ -48,10 +48,12 @@ $(SFTP_CLIENT):
 demo: $(BIN)/assay sandbox-tools
 	$(BIN)/assay run worlds/shop --agent reference
 
-# ruff, then the layers: no module imports a layer below its own (docs/concepts.md#layers).
+# ruff, mypy strict on the packages pyproject.toml's [tool.mypy] names, then the layers: no
+# module imports a layer below its own (docs/concepts.md#layers).
 lint: $(BIN)/assay
 	$(BIN)/ruff check src tests worlds bench examples docs/hooks.py
 	$(BIN)/ruff format --check src tests worlds bench examples docs/hooks.py
+	$(BIN)/mypy
 	$(BIN)/pytest -q -p no:cacheprovider tests/test_layers.py
 
 # The records store's statements compiled for SQLite, after editing its tables.py or statements.py

@@ -33,6 +33,7 @@ _EXPORTS = {
     "say": "assay.taskrun.actions",
     "finish": "assay.taskrun.actions",
     "Observation": "assay.taskrun.observation",
+    "Agent": "assay.taskrun.agents.base",
     "open": "assay.sdk",
     "TaskRun": "assay.sdk",
     "open_benchmark": "assay.runs.benchmark",
@@ -44,6 +45,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "Agent",
     "AgentFailure",
     "Call",
     "CheckError",
@@ -93,6 +95,7 @@ if TYPE_CHECKING:
     from assay.score.result import TaskRunResult
     from assay.sdk import TaskRun, open
     from assay.taskrun.actions import Call, Finish, Say, call, finish, say
+    from assay.taskrun.agents.base import Agent
     from assay.taskrun.observation import Observation
     from assay.verify.answer import numbers_in, states_number
     from assay.verify.python import check, optional, verifier

@@ -3,6 +3,7 @@ from the code, and a broken link or anchor fails the build."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import subprocess
@@ -54,6 +55,32 @@ def test_the_cli_reference_lists_every_command_and_option(site):
             assert f"assay {name}" + (f" {sub}" if sub else "") in page
     for option in ("--fail-under", "--world-db", "--include-withdrawn", "--verifier-mode"):
         assert f"<code>{option}</code>" in page
+
+
+def test_the_python_reference_lists_every_public_name(site):
+    """Each name `assay` exports, and the client's classes, methods and answers, has its entry
+    (an anchor mkdocstrings writes from the docstrings), with its signature."""
+    import assay
+    from assay.client import Client, RunClient
+
+    page = (site / "python" / "index.html").read_text()
+    anchors = set(re.findall(r'id="(assay\.[\w.]+)"', page))
+    public = {f"assay.{name}" for name in assay.__all__}
+    client = {
+        f"assay.client.{cls.__name__}.{name}"
+        for cls in (Client, RunClient)
+        for name in vars(cls)
+        if not name.startswith("_")
+    }
+    answers = {
+        f"assay.api.models.{name}"
+        for name in ("RunCreated", "Completion", "TaskRunOut", "BenchmarkRunOut", "CheckRunOut")
+    }
+    assert public | client | answers <= anchors
+    assert {name for name in anchors if name.count(".") == 1} == public  # nothing private
+    text = " ".join(html.unescape(re.sub(r"<[^>]+>", "", page)).split())
+    assert "run_benchmark( benchmark: Benchmark, agent: str | GivenAgent," in text
+    assert " ".join(assay.Agent.__doc__.split(".")[0].split()) in text
 
 
 def test_the_site_fetches_nothing_from_elsewhere(site):

@@ -16,10 +16,12 @@ from processkit import wait_ready
 from worldkit import ROOT, SHOP
 
 from assay.api.fhir_http import FHIR_PATH
-from assay.client import ApiError, Client
+from assay.api.models import Completion, RunCreated
+from assay.client import ApiError, Client, RunClient
 from assay.runs import open_benchmark
 from assay.runs.store import open_store
 from assay.taskrun.agents import ScriptedAgent
+from assay.taskrun.observation import Observation
 
 
 @pytest.fixture
@@ -80,40 +82,63 @@ def test_the_python_client_with_an_in_process_agent(server):
             "shop@1", tasks=["refund-changed-to-credit", "cancel-without-pestering"]
         )
         completions = run.run_agent(
-            lambda task_run: ScriptedAgent(shop.tasks[task_run["task_id"]].solution.steps)
+            lambda task_run: ScriptedAgent(shop.tasks[task_run.task_id].solution.steps)
         )
-        assert [c["outcome"] for c in completions] == ["verified", "verified"]
-        checks = run.criterion_runs(completions[0]["task_run_id"])
-        assert [c["id"] for c in checks] == [c["id"] for c in completions[0]["checks"]]
-        assert client.criterion_run(checks[0]["id"])["evidence"]["actual"] == 1
-        assert run.get()["phase"] == "completed"
+        assert all(isinstance(c, Completion) for c in completions)
+        assert [c.outcome for c in completions] == ["verified", "verified"]
+        checks = run.criterion_runs(completions[0].task_run_id)
+        assert [c.id for c in checks] == [c.id for c in completions[0].checks]
+        assert checks[0].kind == completions[0].checks[0].kind  # sent as "assert"
+        assert client.criterion_run(checks[0].id).evidence["actual"] == 1
+        whole = run.get()
+        assert (whole.phase, whole.aggregate.score) == ("completed", 1.0)
+        task_run = run.task_run(completions[1].task_run_id)
+        assert (task_run.phase, task_run.result.outcome) == ("completed", "verified")
         with pytest.raises(ApiError) as refused:
-            run.start(run.task_runs[0]["id"])
+            run.start(run.task_runs[0].id)
         assert (refused.value.status, refused.value.code) == (409, "already_started")
+
+
+def test_the_python_clients_refused_call_and_cancels_are_typed_answers(server):
+    with Client(server.url, api_key=KEY) as client:
+        run = client.create_run("shop@1", tasks=["update-address", "refund-unknown-outcome"])
+        first, second = (task_run.id for task_run in run.task_runs)
+        run.start(first)
+        refused = run.call(first, "no_such_tool")  # a 422 that still counts: its observation
+        assert isinstance(refused, Observation)
+        assert (refused.turn, refused.events[-1].status) == (1, "REJECTED")
+        cancelled = run.cancel_task_run(first)
+        assert (cancelled.id, cancelled.phase, cancelled.status) == (
+            first,
+            "completed",
+            "cancelled",
+        )
+        whole = run.cancel()
+        assert whole.phase == "cancelled"
+        assert [t.id for t in whole.task_runs] == [first, second]
 
 
 def test_a_restarted_server_carries_on_with_runs_in_progress(server):
     with Client(server.url, api_key=KEY) as client:
         run = client.create_run("shop@1", tasks=["refund-unknown-outcome"])
-        task_run_id = run.task_runs[0]["id"]
+        task_run_id = run.task_runs[0].id
         run.start(task_run_id)
         first = run.call(task_run_id, "refund_payment", order_id="D-4001", amount_cents=2500)
-        assert first["events"][0]["status"] == "UNKNOWN"
+        assert first.events[0].status == "UNKNOWN"
     server.kill()
     server.start()  # same store, same port
     with Client(server.url, api_key=KEY) as client:
         again = client.benchmark_run(run.id)
-        assert again["task_runs"][0]["phase"] == "started"
-        from assay.client import RunClient
-
-        resumed = RunClient(server.url, run.created)
+        assert again.task_runs[0].phase == "started"
+        kept = run.created.model_dump_json()  # what another process keeps to carry on
+        resumed = RunClient(server.url, RunCreated.model_validate_json(kept))
         retried = resumed.call(task_run_id, "retry_operation", operation_id="op-1")
-        assert retried["events"][0]["message"].startswith("already carried out")
-        assert retried["turn"] == 2
+        assert retried.events[0].message.startswith("already carried out")
+        assert retried.turn == 2
         done = resumed.complete(task_run_id, "Refunded $25.00 to your card.")
-    assert done["outcome"] == "verified"
-    assert done["summary"]["duplicate_effects"] == 0
-    assert done["summary"]["turns"] == 3
+    assert done.outcome == "verified"
+    assert done.summary.duplicate_effects == 0
+    assert done.summary.turns == 3
 
 
 def test_serve_makes_up_an_operator_key_and_prints_it_once(tmp_path, assay_home):

@@ -1,6 +1,14 @@
-"""The HTTP API: any agent, in any language, drives task runs and gets graded."""
+"""The HTTP API: any agent, in any language, drives task runs and gets graded.
 
-from assay.api.app import create_app
-from assay.api.serve import open_api
+Names are imported on first use: a client reading `assay.api.models` needs none of the app.
+"""
 
-__all__ = ["create_app", "open_api"]
+from __future__ import annotations
+
+from assay.lazy import lazy_names
+
+_EXPORTS = {
+    "assay.api.app": ["create_app"],
+    "assay.api.serve": ["open_api"],
+}
+__all__, __getattr__ = lazy_names(__name__, _EXPORTS)

@@ -22,11 +22,11 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
-from assay.errors import UsageError
+from assay.errors import UsageError, WorkerFailure
 from assay.runs.benchmark import Benchmark
 from assay.runs.execute import STOP_SIGNALS, OnResult, OnStart, Stop, run_planned, stopping
 from assay.runs.plan import PlannedRun
-from assay.runs.pool import QUIT_S, WorkerFailure, WorkerSetup, portable
+from assay.runs.pool import QUIT_S, WorkerSetup, portable
 from assay.score.result import TaskRunResult
 from assay.taskrun.agents.isolated import DEFAULT_ACTION_TIMEOUT_S
 from assay.taskrun.agents.resolve import agent_factory, close_agents
@@ -241,7 +241,8 @@ class _Dispatch:
         from ray.exceptions import RayActorError, RayTaskError
 
         try:
-            return self.ray.get(ref)
+            result: str = self.ray.get(ref)  # the actor answers a result's JSON
+            return result
         except RayTaskError as error:
             if isinstance(error.cause, Exception):
                 raise error.cause from None

@@ -70,12 +70,8 @@ def compare(a: Sequence[TaskRow], b: Sequence[TaskRow]) -> Comparison:
     differences = [after[task].mean_score - before[task].mean_score for task in shared]
     test = paired_bootstrap(differences)
     significant = test is not None and test.p_value < ALPHA
-    return Comparison(
-        tasks=changes,
-        test=test,
-        regression=significant and test.mean_difference < 0,
-        improvement=significant and test.mean_difference > 0,
-    )
+    moved = test.mean_difference if test is not None and significant else 0.0
+    return Comparison(tasks=changes, test=test, regression=moved < 0, improvement=moved > 0)
 
 
 def task_figures(rows: Iterable[TaskRow]) -> dict[str, TaskFigures]:

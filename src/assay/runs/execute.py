@@ -107,22 +107,34 @@ class SerialExecutor:
     ) -> None:
         make_agent = agent_factory(agent, action_timeout_s=self.action_timeout_s)
         try:
-            with stopping() as stop:
-                if self.concurrency > 1:
-                    from assay.runs.threads import run_concurrently
-
-                    def run_one(run: PlannedRun) -> TaskRunResult:
-                        return run_planned(benchmark, make_agent, run, agent)
-
-                    run_concurrently(planned, run_one, self.concurrency, on_start, on_result, stop)
-                    return
-                for run in planned:
-                    if stop.requested:
-                        raise KeyboardInterrupt
-                    on_start(run)
-                    on_result(run_planned(benchmark, make_agent, run, agent))
+            self.execute_made(benchmark, agent, make_agent, planned, on_result, on_start)
         finally:
             close_agents(make_agent)
+
+    def execute_made(
+        self,
+        benchmark: Benchmark,
+        agent: str,
+        make_agent: AgentFactory,
+        planned: Sequence[PlannedRun],
+        on_result: OnResult,
+        on_start: OnStart,
+    ) -> None:
+        """As `execute`, with agents from `make_agent` (in this process), recorded as `agent`."""
+        with stopping() as stop:
+            if self.concurrency > 1:
+                from assay.runs.threads import run_concurrently
+
+                def run_one(run: PlannedRun) -> TaskRunResult:
+                    return run_planned(benchmark, make_agent, run, agent)
+
+                run_concurrently(planned, run_one, self.concurrency, on_start, on_result, stop)
+                return
+            for run in planned:
+                if stop.requested:
+                    raise KeyboardInterrupt
+                on_start(run)
+                on_result(run_planned(benchmark, make_agent, run, agent))
 
 
 # A scripted agent's task run on a database world takes milliseconds (2.2 ms each in one process

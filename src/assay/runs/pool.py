@@ -111,6 +111,7 @@ def _serve(setup: WorkerSetup, channel: Connection) -> None:
     def work(run: PlannedRun) -> None:
         with lock:
             channel.send(("started", run.id))
+        message: tuple[str, str | Exception]
         try:
             message = (
                 "result",
@@ -136,7 +137,8 @@ def _serve(setup: WorkerSetup, channel: Connection) -> None:
 def _next(channel: Connection) -> PlannedRun | None:
     """The next task run to run; None when told to end, or when the parent has gone."""
     try:
-        return channel.recv()
+        run: PlannedRun | None = channel.recv()  # the parent sends only these
+        return run
     except EOFError:
         return None
 
@@ -227,7 +229,9 @@ class _Dispatch:
                 raise _ended(worker) from None
 
     def _receive(self, busy: list[_Worker]) -> None:
-        by_handle = {w.channel: w for w in busy} | {w.process.sentinel: w for w in busy}
+        # keyed by the pipes and process sentinels, as `wait` hands them back
+        by_handle: dict[Any, _Worker] = {w.channel: w for w in busy}
+        by_handle |= {w.process.sentinel: w for w in busy}
         for handle in multiprocessing.connection.wait(list(by_handle)):
             worker = by_handle[handle]
             if not worker.runs:

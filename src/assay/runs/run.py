@@ -15,6 +15,7 @@ from assay.runs.plan import DEFAULT_SPLITS, PlannedRun, new_id, plan, select_tas
 from assay.runs.stamps import now
 from assay.score.result import TaskRunResult
 from assay.spec.verifier_choice import VerifierChoice
+from assay.taskrun.agents.given import GivenAgent, given_factory, given_name
 from assay.taskrun.agents.resolve import agent_factory, check_agent_for
 from assay.world.load import require_tasks
 
@@ -57,7 +58,7 @@ class BenchmarkOutcome(BaseModel, defer_build=True):
 
 def prepare(
     benchmark: Benchmark,
-    agent: str,
+    agent: str | GivenAgent,
     task_ids: Sequence[str] = (),
     splits: Sequence[str] = DEFAULT_SPLITS,
     repeats: int = 1,
@@ -66,6 +67,8 @@ def prepare(
 ) -> list[PlannedRun]:
     """The planned task runs, less the tasks in `leave_out`; UsageError before anything runs if
     the agent cannot run a task."""
+    if not isinstance(agent, str):
+        return _plan_given(benchmark, agent, task_ids, splits, repeats, leave_out)
     require_tasks(benchmark.world.root)
     if agent.startswith("cli:") and not benchmark.world.kind.sandboxed:
         raise UsageError(f"--agent {agent}: CLI agents run container-format tasks only")
@@ -76,6 +79,22 @@ def prepare(
     return plan(tasks, repeats)
 
 
+def _plan_given(
+    benchmark: Benchmark,
+    agent: GivenAgent,
+    task_ids: Sequence[str],
+    splits: Sequence[str],
+    repeats: int,
+    leave_out: Collection[str],
+) -> list[PlannedRun]:
+    """The plan for an agent given as an object, which is refused now if it is none, and is
+    taken as able to run every task."""
+    given_factory(agent)
+    require_tasks(benchmark.world.root)
+    tasks = [t for t in select_tasks(benchmark.world, task_ids, splits) if t.id not in leave_out]
+    return plan(tasks, repeats)
+
+
 def always_scored(benchmark: Benchmark, planned: Sequence[PlannedRun]) -> bool:
     """A run with a holdout task in it is always scored."""
     return any(benchmark.tasks[run.task_id].split == "holdout" for run in planned)
@@ -83,7 +102,7 @@ def always_scored(benchmark: Benchmark, planned: Sequence[PlannedRun]) -> bool:
 
 def execute(
     benchmark: Benchmark,
-    agent: str,
+    agent: str | GivenAgent,
     planned: Sequence[PlannedRun],
     *,
     executor: Executor | None = None,
@@ -94,7 +113,8 @@ def execute(
     """Run the planned task runs, results in planned order; Ctrl-C stops early as `cancelled`.
 
     `on_start(run)` is told as each task run begins, `on_result(result)` as it ends; with `keep`
-    false no result is kept (the list is empty), so that memory does not grow with the run.
+    false no result is kept (the list is empty), so that memory does not grow with the run. An
+    agent given as an object runs in this process: `executor` must be a SerialExecutor, if any.
     """
     results: list[TaskRunResult] = []
 
@@ -106,9 +126,19 @@ def execute(
 
     phase: Literal["completed", "cancelled"] = "completed"
     try:
-        (executor or SerialExecutor()).execute(
-            benchmark, agent, planned, collect, on_start or _unheeded
-        )
+        if isinstance(agent, str):
+            (executor or SerialExecutor()).execute(
+                benchmark, agent, planned, collect, on_start or _unheeded
+            )
+        else:
+            _in_this_process(executor).execute_made(
+                benchmark,
+                given_name(agent),
+                given_factory(agent),
+                planned,
+                collect,
+                on_start or _unheeded,
+            )
     except KeyboardInterrupt:
         phase = "cancelled"
     order = {run.id: index for index, run in enumerate(planned)}
@@ -120,9 +150,21 @@ def _unheeded(run: PlannedRun) -> None:
     """Nobody asked to be told when a task run begins."""
 
 
+def _in_this_process(executor: Executor | None) -> SerialExecutor:
+    """The executor for an agent given as an object, which cannot be sent to another process."""
+    if executor is None:
+        return SerialExecutor()
+    if not isinstance(executor, SerialExecutor):
+        raise UsageError(
+            f"agent: an agent given as a Python object runs in this process, not in a "
+            f"{type(executor).__name__}; name it as module:Class to run it in workers"
+        )
+    return executor
+
+
 def run_benchmark(
     benchmark: Benchmark,
-    agent: str,
+    agent: str | GivenAgent,
     planned: Sequence[PlannedRun],
     *,
     repeats: int = 1,
@@ -133,7 +175,10 @@ def run_benchmark(
 ) -> BenchmarkOutcome:
     """A benchmark run held in memory only; `assay.runs.record` keeps one in the store. The
     results are whole even when `scored` (or when a holdout task is planned, which always scores):
-    redact with `BenchmarkOutcome.redacted`."""
+    redact with `BenchmarkOutcome.redacted`.
+
+    `agent` is an `--agent` string or an agent given as a Python object (`GivenAgent`: an `Agent`,
+    its class, or a function `(task, repeat) -> Agent`), which runs in this process."""
     started = now()
     scored = scored or always_scored(benchmark, planned)
     results, phase = execute(
@@ -145,7 +190,7 @@ def run_benchmark(
         id=new_id("br"),
         world=benchmark.world.name,
         world_version=benchmark.world.version,
-        agent=agent,
+        agent=agent if isinstance(agent, str) else given_name(agent),
         repeats=repeats,
         tasks=len({run.task_id for run in planned}),
         task_runs=len(planned),

@@ -44,14 +44,17 @@ class InvalidAction(ValueError):
 
 
 def call(tool: str, **args: Any) -> Call:
+    """The action calling `tool` with `args`: `call("find_order", order_id="A-1042")`."""
     return Call(call=ToolCall(tool=tool, args=args))
 
 
 def say(text: str) -> Say:
+    """The action sending `text` to the customer."""
     return Say(say=text)
 
 
 def finish(output: str = "") -> Finish:
+    """The action ending the task run, with `output` as the agent's final answer."""
     return Finish(finish=output)
 
 

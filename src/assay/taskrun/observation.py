@@ -61,6 +61,9 @@ class Briefing(BaseModel, defer_build=True):
 
 
 class Observation(BaseModel, defer_build=True):
+    """What an agent sees before each action: the task's request, the tools its role may call,
+    what happened since its last action (`events`), and how many turns are left."""
+
     task_id: str
     role: str
     request: str

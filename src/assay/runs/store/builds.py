@@ -11,7 +11,9 @@ if TYPE_CHECKING:
 
 
 class BuildRecords:
-    engine: Engine
+    @property
+    def engine(self) -> Engine:  # the Store's, made on first use
+        raise NotImplementedError
 
     def save_build(self, record: dict[str, Any]) -> None:
         """Keep one build: `record` holds at least id, world, version, model, prompt_hash,

@@ -8,12 +8,14 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 if TYPE_CHECKING:  # SQLAlchemy itself is not imported here: `assay.runs.store.lite` needs none
     from sqlalchemy import Dialect, Engine
     from sqlalchemy.sql import ClauseElement
-    from sqlalchemy.sql.compiler import Compiled
+    from sqlalchemy.sql.compiler import SQLCompiler
+
+Found = TypeVar("Found")
 
 
 class Prepared:
@@ -52,7 +54,7 @@ class Prepared:
         cls, statement: ClauseElement, dialect: Dialect, keys: Sequence[str] | None = None
     ) -> Prepared:
         compiled, names, literals = compile_statement(statement, dialect, keys)
-        processors = [compiled._bind_processors.get(name) for name in names]
+        processors = [_one_processor(compiled._bind_processors.get(name)) for name in names]
         dumped = [json_dumped(compiled.binds[name].type, dialect) for name in names]
         positional = compiled.positiontup is not None
         return cls(str(compiled), names, literals, processors, positional, dumped)
@@ -64,6 +66,14 @@ class Prepared:
             plain_value = plain and (value.__class__ is dict or value.__class__ is list)
             ready[index] = json.dumps(value) if plain_value else process(value)
         return ready if self._positional else dict(zip(self._names, ready, strict=True))
+
+
+def _one_processor(found: object) -> Callable[[Any], Any] | None:
+    """A parameter's bind processing: one function, or none. A tuple-valued parameter's (one
+    for each item) is refused, since `Prepared.parameters` processes one value per parameter."""
+    if found is None or callable(found):
+        return found
+    raise ValueError("a tuple-valued parameter: prepare its statement with one value per parameter")
 
 
 def _getter(names: list[str]) -> Callable[[dict[str, Any]], list[Any]]:
@@ -96,10 +106,11 @@ def json_dumped(type_: Any, dialect: Dialect) -> bool:
 
 def compile_statement(
     statement: ClauseElement, dialect: Dialect, keys: Sequence[str] | None = None
-) -> tuple[Compiled, list[str], dict[str, Any]]:
+) -> tuple[SQLCompiler, list[str], dict[str, Any]]:
     """The compiled statement, its parameters' names in the order the driver takes them, and the
     values of the literals it holds; `keys`: the columns an INSERT or UPDATE is given."""
-    compiled = statement.compile(dialect=dialect, column_keys=keys)
+    # a statement (not DDL) compiles to an SQLCompiler, which holds its parameters
+    compiled = cast("SQLCompiler", statement.compile(dialect=dialect, column_keys=keys))
     names = list(compiled.positiontup or compiled.bind_names.values())
     binds = {name: compiled.binds[name] for name in names}
     literals = {name: bind.effective_value for name, bind in binds.items() if not bind.required}
@@ -129,9 +140,12 @@ class Driver:
 
     def write(self, prepared: Prepared, values: dict[str, Any]) -> int:
         """One statement as a transaction of its own; how many rows it wrote."""
-        return self._alone(prepared, values, lambda cursor: cursor.rowcount)
+        written: int = self._alone(prepared, values, lambda cursor: cursor.rowcount)
+        return written
 
-    def _alone(self, prepared: Prepared, values: dict[str, Any], take: Callable[[Any], Any]) -> Any:
+    def _alone(
+        self, prepared: Prepared, values: dict[str, Any], take: Callable[[Any], Found]
+    ) -> Found:
         connection = self._connect()
         try:
             cursor = connection.execute(prepared.sql, prepared.parameters(values))

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, Float, create_mock_engine
+from sqlalchemy import JSON, Boolean, Dialect, Float, create_mock_engine
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.schema import CreateIndex
 from sqlalchemy.types import TypeEngine
@@ -27,7 +27,7 @@ processing, the columns of its rows, each column's result processing); DDL: a ne
 '''
 
 
-def kind(column_type: TypeEngine, dialect: sqlite.dialect, bind: bool) -> str | None:
+def kind(column_type: TypeEngine[Any], dialect: Dialect, bind: bool) -> str | None:
     """The processing SQLite's dialect gives the type (`lite.BINDS`, `lite.RESULTS`), by name."""
     implemented = column_type.dialect_impl(dialect)
     processor = (

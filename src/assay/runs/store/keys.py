@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from assay.runs.stamps import now
@@ -33,7 +33,9 @@ class KeyRecord:
 
 
 class KeyRecords:
-    engine: Engine
+    @property
+    def engine(self) -> Engine:  # the Store's, made on first use
+        raise NotImplementedError
 
     def create_key(
         self, key_id: str, name: str, scope: str, key_hash: str, expires_at: str | None
@@ -42,19 +44,10 @@ class KeyRecords:
 
         from assay.runs.store.tables import api_keys
 
-        values = {
-            "id": key_id,
-            "name": name,
-            "scope": scope,
-            "key_hash": key_hash,
-            "created_at": now(),
-            "expires_at": expires_at,
-            "revoked_at": None,
-        }
+        record = KeyRecord(key_id, name, scope, now(), expires_at, revoked_at=None)
         with self.engine.begin() as connection:
-            connection.execute(insert(api_keys).values(**values))
-        values.pop("key_hash")
-        return KeyRecord(**values)
+            connection.execute(insert(api_keys).values(**asdict(record), key_hash=key_hash))
+        return record
 
     def key_of_hash(self, key_hash: str) -> KeyRecord | None:
         from sqlalchemy import select

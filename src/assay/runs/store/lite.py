@@ -10,7 +10,7 @@ import json
 import sqlite3
 import threading
 from collections import namedtuple
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -58,7 +58,9 @@ class Named:
         processors: tuple[Callable[[Any], Any] | None, ...],
     ):
         self.prepared = prepared
-        self._row = namedtuple("Row", columns, rename=True)._make if columns else tuple
+        # mypy reads a namedtuple's fields only from a literal; these are the statement's columns
+        row_type: Any = namedtuple("Row", columns, rename=True)  # type: ignore[misc]
+        self._row: Callable[[Iterable[Any]], tuple[Any, ...]] = row_type._make if columns else tuple
         self._process = [(index, process) for index, process in enumerate(processors) if process]
 
     def row(self, found: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -73,7 +75,8 @@ def sqlite_named(name: str) -> Named:
     """A statement as the generator compiled it for SQLite."""
     from assay.runs.store.sqlite_statements import STATEMENTS
 
-    sql, names, literals, binds, columns, results = STATEMENTS[name]
+    compiled: tuple[Any, ...] = STATEMENTS[name]  # the generated module's entries vary in type
+    sql, names, literals, binds, columns, results = compiled
     processors = [BINDS[kind] if kind else None for kind in binds]
     prepared = Prepared(sql, names, literals, processors, positional=True)
     return Named(prepared, columns, tuple(RESULTS[kind] if kind else None for kind in results))
@@ -98,7 +101,8 @@ class Transaction:
         else:
             self.last = (prepared.sql, prepared.parameters(values))
             self.cursor.execute(*self.last)
-        return self.cursor.rowcount
+        written: int = self.cursor.rowcount
+        return written
 
     def rows(self, name: str, values: dict[str, Any]) -> list[Any]:
         named = self._statement(name)

@@ -11,7 +11,9 @@ from urllib.parse import quote, unquote
 from assay.errors import UsageError
 
 if TYPE_CHECKING:  # imported when a URL needs it: an SQLite file's path or plain URL does not
-    from sqlalchemy import Engine
+    import sqlite3
+
+    from sqlalchemy import Connection, Engine
     from sqlalchemy.engine import URL
 
 ENVIRONMENT = "ASSAY_STORE"
@@ -103,7 +105,7 @@ def connect(location: Location) -> Engine:
     return engine
 
 
-def _sqlite_connected(connection, _record) -> None:
+def _sqlite_connected(connection: sqlite3.Connection, _record: object) -> None:
     # The driver's own transaction handling leaves DDL outside transactions; take it over.
     connection.isolation_level = None
     cursor = connection.cursor()
@@ -114,5 +116,5 @@ def _sqlite_connected(connection, _record) -> None:
     cursor.close()
 
 
-def _sqlite_begin(connection) -> None:
+def _sqlite_begin(connection: Connection) -> None:
     connection.exec_driver_sql("BEGIN")

@@ -17,7 +17,10 @@ if TYPE_CHECKING:
 
 
 class TaskRunReads:
-    engine: Engine
+    @property
+    def engine(self) -> Engine:  # the Store's, made on first use
+        raise NotImplementedError
+
     statements: Statements
 
     def task_states(self, run_id: str) -> list[TaskRunState]:

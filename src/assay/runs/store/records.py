@@ -12,9 +12,13 @@ from assay.score.result import TaskRunResult
 from assay.verify.model import CheckRun
 
 if TYPE_CHECKING:  # rows of SQLAlchemy's, or of `assay.runs.store.lite` (named tuples)
+    from typing import TypeAlias
+
     from sqlalchemy import Row
 
     from assay.spec.verifier_choice import VerifierChoice
+
+    StoredRow: TypeAlias = Row[*tuple[Any, ...]]  # a row of any columns
 
 # Parts of a result kept in their own columns or tables rather than in `task_runs.result`.
 APART = ("checks", "trajectory", "axes", "summary")
@@ -70,12 +74,12 @@ class TaskRunState:
 RUN_FIELDS = [field.name for field in fields(RunRecord) if field.name != "finished"]
 
 
-def run_record(row: Row, finished: int) -> RunRecord:
+def run_record(row: StoredRow, finished: int) -> RunRecord:
     values = row._asdict()
     return RunRecord(**{name: values[name] for name in RUN_FIELDS}, finished=finished)
 
 
-def task_row(row: Row) -> TaskRow:
+def task_row(row: StoredRow) -> TaskRow:
     """The aggregation row of a stored task run."""
     axes = row.axes or {}
     return TaskRow(
@@ -113,7 +117,7 @@ def result_values(result: TaskRunResult, parts: dict[str, Any]) -> dict[str, Any
     }
 
 
-def check_values(task_run_id: str, checks: list[dict[str, Any]]) -> list[dict]:
+def check_values(task_run_id: str, checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The check runs' rows, each with a new id, in order."""
     return [
         {
@@ -147,7 +151,7 @@ def json_value(stored: Any) -> Any:
     return json.loads(stored) if isinstance(stored, str) else stored
 
 
-def check_json(row: Row) -> dict[str, Any]:
+def check_json(row: StoredRow) -> dict[str, Any]:
     """A stored check run in its JSON form, keys in the order the model dumps them."""
     data = {key: getattr(row, column) for key, column in CHECK_JSON.items()}
     data["evidence"] = json_value(data["evidence"])
@@ -156,7 +160,7 @@ def check_json(row: Row) -> dict[str, Any]:
     return data
 
 
-def result_of(row: Row, checks: list[dict[str, Any]], trajectory: Any) -> TaskRunResult:
+def result_of(row: StoredRow, checks: list[dict[str, Any]], trajectory: Any) -> TaskRunResult:
     """A stored task run as the one result model."""
     data = dict(json_value(row.result))
     data.update(

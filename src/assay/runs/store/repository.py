@@ -51,9 +51,10 @@ def open_store(option: str | None = None) -> Store:
             return Store(location, statements)
     except Exception as error:  # a DBAPIError, its driver's error within
         statements.close()
-        if not isinstance(getattr(error, "orig", None), sqlite3.Error):
+        cause = getattr(error, "orig", None)
+        if not isinstance(cause, sqlite3.Error):
             raise
-        raise location.refuse(f"cannot open {location.shown}: {_reason(error.orig)}") from None
+        raise location.refuse(f"cannot open {location.shown}: {_reason(cause)}") from None
     statements.close()  # an older store: the migrations run through SQLAlchemy
     return _open_engine(location)
 
@@ -269,7 +270,7 @@ class Store(TaskRunReads, ValidationRecords, BuildRecords, KeyRecords):
                 .order_by(benchmark_runs.c.created_at.desc(), benchmark_runs.c.id.desc())
                 .limit(limit)
             ).all()
-            counts = dict(
+            counts: dict[str, int] = dict(
                 connection.execute(
                     select(task_runs.c.benchmark_run_id, func.count())
                     .where(

@@ -10,7 +10,7 @@ from assay.runs.store.records import CHECK_JSON
 from assay.score.result import TaskRunResult
 
 if TYPE_CHECKING:
-    from sqlalchemy import Row
+    from assay.runs.store.records import StoredRow
 
 # The result's keys in the model's order: its stored `result` holds all but the parts kept apart,
 # which sit together before `output`, and the trajectory, which comes last.
@@ -31,7 +31,7 @@ def json_text(stored: Any) -> str:
     return stored if isinstance(stored, str) else json.dumps(stored)
 
 
-def result_text(row: Row, checks: list[Row], trajectory: Any) -> str:
+def result_text(row: StoredRow, checks: list[StoredRow], trajectory: Any) -> str:
     """`json.dumps(result_of(row, …).as_json())`, from a page's row, check rows and trajectory."""
     stored = json_text(row.result)
     cut = stored.index(OUTPUT)
@@ -43,7 +43,7 @@ def result_text(row: Row, checks: list[Row], trajectory: Any) -> str:
     )
 
 
-def check_text(row: Row) -> str:
+def check_text(row: StoredRow) -> str:
     head = json.dumps({key: getattr(row, CHECK_JSON[key]) for key in CHECK_HEAD})
     judged = ', "judged": true' if row.judged else ""
     return f'{head[:-1]}, "evidence": {json_text(row.evidence)}{judged}}}'

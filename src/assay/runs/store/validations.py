@@ -15,7 +15,10 @@ if TYPE_CHECKING:
 class ValidationRecords:
     """The two methods `assay validate` and withdrawn tasks need of the store."""
 
-    engine: Engine
+    @property
+    def engine(self) -> Engine:  # the Store's, made on first use
+        raise NotImplementedError
+
     statements: Statements
 
     def save_validation(

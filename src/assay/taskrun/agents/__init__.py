@@ -9,6 +9,7 @@ from assay.lazy import lazy_names
 
 _EXPORTS = {
     "assay.taskrun.agents.base": ["Agent", "BoundedAgent", "OutOfTime"],
+    "assay.taskrun.agents.given": ["GivenAgent", "given_factory", "given_name"],
     "assay.taskrun.agents.isolated": [
         "DEFAULT_ACTION_TIMEOUT_S",
         "IsolatedAgent",

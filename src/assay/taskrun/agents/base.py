@@ -9,8 +9,16 @@ from assay.taskrun.observation import Observation
 
 @runtime_checkable
 class Agent(Protocol):
+    """What every agent is: one action for each observation. Any object with this method is one;
+    it needs no base class.
+
+    Hand one (or its class, or a function making one per task run) to `assay.run_benchmark`, or
+    name its class as `--agent module:Class` to run it in a process of its own.
+    """
+
     def act(self, observation: Observation) -> Any:
-        """Return an action: a typed Call/Say/Finish or its JSON form."""
+        """The next action: a typed `Call`/`Say`/`Finish` or its JSON form, such as
+        `{"call": {"tool": "find_order", "args": {"order_id": "A-1042"}}}`."""
         ...
 
 

@@ -134,4 +134,4 @@ def _items(check: FhirResourceStateCheck, row: dict[str, Any], matched: int) -> 
 
 def _changed(row: dict[str, Any]) -> bool:
     """Created or written during the task run (a seed at its first version is not)."""
-    return row["created_turn"] > 0 or row["version_id"] > 1
+    return int(row["created_turn"]) > 0 or int(row["version_id"]) > 1

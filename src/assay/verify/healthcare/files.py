@@ -111,4 +111,4 @@ def _items(check: SftpFilePresentCheck, row: dict[str, Any], matched: int) -> li
 
 def _changed(row: dict[str, Any]) -> bool:
     """Written during the task run (a seed file never touched is not)."""
-    return row["origin"] != "seed" or row["updated_turn"] > 0
+    return str(row["origin"]) != "seed" or int(row["updated_turn"]) > 0

@@ -42,7 +42,8 @@ def parsed(fmt: str | None, data: bytes) -> Any:
 
 def value(fmt: str | None, document: Any, path: str) -> Any:
     """The value at `path` in a parsed document, or None."""
-    return READERS.get(fmt or "text", _text)(document, path)
+    read: Callable[[Any, str], Any] = READERS.get(fmt or "text", _text)
+    return read(document, path)
 
 
 def path_problem(fmt: str | None, path: str) -> str | None:
