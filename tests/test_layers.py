@@ -13,7 +13,7 @@ CONCEPTS = PACKAGE.parents[1] / "docs" / "concepts.md"
 # Top to bottom. `taskrun` and `verify` share a floor: neither imports the other (checks read the
 # final state, never the loop that made it). The surfaces may use one another.
 LAYERS: list[set[str]] = [
-    {"errors", "lazy", "provider", "litellm_provider"},  # the foundation every layer may use
+    {"errors", "lazy", "registry", "provider", "litellm_provider"},  # the foundation all may use
     {"spec"},
     {"world"},
     {"taskrun", "verify"},
