@@ -225,8 +225,11 @@ def run(
 
         require_sdk("--customer model:…")
         os.environ["ASSAY_CUSTOMER_MODEL"] = customer
+    from assay.taskrun.agents.names import parse_agent
+
+    named = parse_agent(agent) if agent is not None else None
     uses_model = judge_model is not None or customer is not None
-    if (agent is not None and agent.startswith(("model:", "cli:"))) or uses_model:
+    if (named is not None and named.uses_model) or uses_model:
         from assay.cli.model_options import set_model_options
 
         set_model_options(
@@ -239,11 +242,9 @@ def run(
             max_connections,
             model_timeout,
         )
-    from assay.taskrun.agents.resolve import is_class_agent
-
-    if concurrency > 1 and agent is not None and is_class_agent(agent):
+    if concurrency > 1 and named is not None and named.own_process:
         raise UsageError("--concurrency: a Python class agent acts in one process; use --workers")
-    if agent is not None and is_class_agent(agent):
+    if named is not None and named.own_process:
         from assay.taskrun.agents.sandbox import unavailable
 
         if reason := unavailable():

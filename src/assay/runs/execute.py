@@ -19,6 +19,7 @@ from assay.runs.plan import PlannedRun
 from assay.runs.taskrun import run_task
 from assay.score.result import TaskRunResult
 from assay.taskrun.agents.isolated import DEFAULT_ACTION_TIMEOUT_S
+from assay.taskrun.agents.names import parse_agent
 from assay.taskrun.agents.resolve import AgentFactory, agent_factory, close_agents
 
 OnResult = Callable[[TaskRunResult], None]
@@ -163,12 +164,7 @@ def executor_for(
     return ProcessExecutor(count, action_timeout_s, concurrency)
 
 
-SCRIPTED_AGENTS = ("noop", "reference", "oracle")
-SCRIPTED_PREFIXES = ("wrong:", "replay:")
-
-
 def quick_runs(benchmark: Benchmark, agent: str) -> bool:
     """Whether each task run takes milliseconds: a scripted agent (no model, no process of its
     own) on a world whose tools run in this process (no container-format sandbox)."""
-    scripted = agent in SCRIPTED_AGENTS or agent.startswith(SCRIPTED_PREFIXES)
-    return scripted and benchmark.world.sandbox is None
+    return parse_agent(agent).scripted and benchmark.world.sandbox is None

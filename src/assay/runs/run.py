@@ -15,6 +15,7 @@ from assay.runs.plan import DEFAULT_SPLITS, PlannedRun, new_id, plan, select_tas
 from assay.runs.stamps import now
 from assay.score.result import TaskRunResult
 from assay.spec.verifier_choice import VerifierChoice
+from assay.taskrun.agents.names import parse_agent
 from assay.taskrun.agents.resolve import agent_factory, check_agent_for
 from assay.world.load import require_tasks
 
@@ -65,7 +66,7 @@ def prepare(
     """The planned task runs, less the tasks in `leave_out`; UsageError before anything runs if
     the agent cannot run a task."""
     require_tasks(benchmark.world.root)
-    if agent.startswith("cli:") and benchmark.world.sandbox is None:
+    if parse_agent(agent).kind == "cli" and benchmark.world.sandbox is None:
         raise UsageError(f"--agent {agent}: CLI agents run container-format tasks only")
     made = agent_factory(agent)
     tasks = [t for t in select_tasks(benchmark.world, task_ids, splits) if t.id not in leave_out]
