@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
+from assay.registry import Registry
 from assay.runs.benchmark import Benchmark
 from assay.runs.plan import PlannedRun
 from assay.runs.taskrun import run_task
@@ -162,6 +163,40 @@ def executor_for(
     from assay.runs.pool import ProcessExecutor  # multiprocessing only for a pool
 
     return ProcessExecutor(count, action_timeout_s, concurrency)
+
+
+class ExecutorMaker(Protocol):
+    """Makes the executor of one kind for `runs` task runs (`address`: where a cluster is)."""
+
+    def __call__(
+        self,
+        workers: int | None,
+        runs: int,
+        action_timeout_s: float,
+        concurrency: int,
+        *,
+        quick: bool,
+        address: str | None,
+    ) -> Executor: ...
+
+
+def pool_executor(
+    workers: int | None,
+    runs: int,
+    action_timeout_s: float,
+    concurrency: int,
+    *,
+    quick: bool,
+    address: str | None,
+) -> Executor:
+    """`--executor pool`: worker processes on this machine (see `executor_for`)."""
+    return executor_for(workers, runs, action_timeout_s, concurrency, quick=quick)
+
+
+# `--executor` kind → its maker; Ray's is imported only for a run on Ray
+EXECUTOR_KINDS: Registry[ExecutorMaker] = Registry("executor")
+EXECUTOR_KINDS.declare("pool", pool_executor)
+EXECUTOR_KINDS.declare("ray", "assay.runs.cluster:ray_executor")
 
 
 def quick_runs(benchmark: Benchmark, agent: str) -> bool:

@@ -50,6 +50,20 @@ class SandboxTasks:
         return Trial(self.tasks[task_id], self.images, keep_logs=keep, installed=installed)
 
 
+def load_container_world(
+    root: Path,
+    *,
+    strict: bool,
+    world_db: str | None,
+    verifier_mode: VerifierChoice,
+    left_out: Collection[str],
+) -> tuple[World, dict[str, SpecError]]:
+    """The world kind `container` (see `load_sandbox_world`); it keeps no database to move."""
+    if world_db is not None:
+        raise UsageError("--world-db: a container-format world keeps no database to move")
+    return load_sandbox_world(root, strict=strict, verifier_mode=verifier_mode, left_out=left_out)
+
+
 def load_sandbox_world(
     path: Path,
     *,
