@@ -151,8 +151,3 @@ class Registry(Generic[T]):
                 )
             found[point.name] = point.value
         return found
-
-    def forget_plugins(self) -> None:
-        """Read the entry points again at the next look-up (after installing a package)."""
-        self._plugins = None
-        self._loaded = {n: v for n, v in self._loaded.items() if n in self._builtin}
