@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from worldkit import SHOP
 
 from assay.registry import KindError, Registry, import_reference, is_reference
 
@@ -135,3 +136,24 @@ def test_a_registry_without_a_group_reads_no_entry_points():
     )
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert shown.stdout == "None False\n", shown.stderr
+
+
+def test_a_run_of_built_in_kinds_never_reads_entry_points():
+    """Reading them costs tens of milliseconds at every start: only a name not built in does."""
+    code = (
+        "import importlib.metadata\n"
+        "read = importlib.metadata.entry_points\n"
+        "def refused(**kwargs):\n"
+        "    if kwargs.get('group', '').startswith('assay.'):\n"
+        "        raise SystemExit(f'entry points read: {kwargs}')\n"
+        "    return read(**kwargs)\n"
+        "importlib.metadata.entry_points = refused\n"
+        "from assay.runs.benchmark import open_benchmark\n"
+        "from assay.runs.run import prepare, run_benchmark\n"
+        f"benchmark = open_benchmark({str(SHOP)!r})\n"
+        "planned = prepare(benchmark, 'reference')\n"
+        "results = run_benchmark(benchmark, 'reference', planned)\n"
+        "print(len(results.task_runs), 'task runs')\n"
+    )
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert shown.returncode == 0 and shown.stdout.endswith(" task runs\n"), shown.stderr
