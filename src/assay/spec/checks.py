@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, ClassVar, Literal, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, get_args
 
 from pydantic import (
     AliasChoices,
@@ -66,6 +66,9 @@ class CheckBase(BaseModel, defer_build=True):
     type: CheckType = "goal"
     weight: float = Field(1.0, gt=0, allow_inf_nan=False)  # finite and positive
     axis: str | None = None
+
+    if TYPE_CHECKING:  # each kind's own `kind: Literal[...]` field, for type checkers
+        kind: str
 
 
 def kind_name(model: type[CheckBase]) -> str | None:
