@@ -16,6 +16,7 @@ LAYERS: list[set[str]] = [
     {
         "errors",
         "lazy",
+        "registry",
         "provider",
         "litellm_provider",
         "settings",

@@ -18,6 +18,8 @@ _EXPORTS = {
     "ServiceError": "assay.errors",
     "SpecError": "assay.errors",
     "CheckError": "assay.errors",
+    "CheckBase": "assay.spec.checks",
+    "CheckRun": "assay.verify.model",
     "EnvironmentFailure": "assay.errors",
     "AgentFailure": "assay.errors",
     "UsageError": "assay.errors",
@@ -48,7 +50,9 @@ __all__ = [
     "Agent",
     "AgentFailure",
     "Call",
+    "CheckBase",
     "CheckError",
+    "CheckRun",
     "EnvironmentFailure",
     "Finish",
     "Observation",
@@ -94,10 +98,12 @@ if TYPE_CHECKING:
     from assay.runs.run import run_benchmark
     from assay.score.result import TaskRunResult
     from assay.sdk import TaskRun, open
+    from assay.spec.checks import CheckBase
     from assay.taskrun.actions import Call, Finish, Say, call, finish, say
     from assay.taskrun.agents.base import Agent
     from assay.taskrun.observation import Observation
     from assay.verify.answer import numbers_in, states_number
+    from assay.verify.model import CheckRun
     from assay.verify.python import check, optional, verifier
     from assay.world.services.base import Service
     from assay.world.tools import Tool, tool

@@ -9,7 +9,7 @@ import sqlite3
 from docskit import ROOT
 
 from assay.world.reserved import SQLITE_DDL
-from assay.world.services import HEALTHCARE_KINDS, service_class
+from assay.world.services import SERVICE_KINDS, service_class
 from assay.world.services.healthcare import events
 
 ROW = re.compile(r"^\| `(sandbox_\w+)` \| ([^|]+) \|", re.MULTILINE)
@@ -24,8 +24,8 @@ def documented() -> dict[str, list[str]]:
 def created() -> dict[str, list[str]]:
     db = sqlite3.connect(":memory:")
     db.executescript(SQLITE_DDL + events.EVENTS_TABLE)
-    for kind in HEALTHCARE_KINDS:
-        db.executescript(service_class(kind, ROOT).tables["sqlite"])
+    for kind in SERVICE_KINDS.builtins:
+        db.executescript(service_class(kind, ROOT).tables.get("sqlite", ""))
     names = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
     return {
         name: [column[1] for column in db.execute(f"PRAGMA table_info({name})")] for name in names

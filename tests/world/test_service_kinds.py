@@ -11,7 +11,7 @@ from worldkit import DESK_WORLD, SHOP, write_world
 
 from assay.errors import SpecError
 from assay.trust.fingerprint import world_files
-from assay.world.services import HEALTHCARE_KINDS, service_class
+from assay.world.services import SERVICE_KINDS, service_class
 from assay.world.snapshot import snapshot_key
 
 KIND = '''
@@ -105,7 +105,7 @@ def test_the_seed_files_are_in_the_snapshot_key_and_the_fingerprint(shelf_world)
     assert snapshot_key(shelf_world, spec) != before
 
 
-@pytest.mark.parametrize("kind", ["recorder", "email", "payments", *HEALTHCARE_KINDS])
+@pytest.mark.parametrize("kind", SERVICE_KINDS.builtins)
 def test_each_built_in_kind_names_its_class(kind):
     assert service_class(kind, Path(".")).kind == kind
 

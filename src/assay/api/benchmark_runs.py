@@ -76,7 +76,7 @@ def create_run(context: Context, caller: Caller, body: CreateRun) -> RunCreated:
             "act": "/v1/task-runs/{task_run_id}/act",
             "mcp": "/v1/task-runs/{task_run_id}/mcp",
             "criterion_runs": "/v1/criterion-runs?task_run_id={task_run_id}",
-            **service_endpoints(run_id, kinds),
+            **service_endpoints(run_id, [kind for kind, _ in world.services.values()]),
             **listener_endpoints(context, run_id, kinds),
         },
         task_runs=[

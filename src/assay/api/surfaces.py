@@ -1,27 +1,21 @@
-"""Which service surfaces a benchmark run has, by the kinds of service its world holds."""
+"""Which service surfaces and listeners a benchmark run has, by the services its world holds."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
-# kind → (endpoint name, path below the run) for each surface
-SERVICE_SURFACES = {
-    "fhir": (("fhir", "fhir"),),
-    "portal": (("portal", "portal"),),
-    "voice": (("voice", "voice"),),
-    "hl7": (("hl7_inbox", "hl7/inbox"), ("hl7_outbound", "hl7/outbound")),
-    "files": (("files", "files"), ("files_inbox", "files/inbox")),
-    "x12": (("x12", "x12"),),
-}
+if TYPE_CHECKING:
+    from assay.world.services.base import Service
 
 
-def service_endpoints(run_id: str, kinds: set[str]) -> dict[str, str]:
-    """The surfaces the run's world has, for the `endpoints` of a created run."""
+def service_endpoints(run_id: str, services: Iterable[type[Service]]) -> dict[str, str]:
+    """The surfaces of the run's world's services (each kind's `surfaces`), for the `endpoints`
+    of a created run."""
     return {
         name: f"/v1/benchmark-runs/{run_id}/{path}"
-        for kind, surfaces in SERVICE_SURFACES.items()
-        if kind in kinds
-        for name, path in surfaces
+        for service in services
+        for name, path in service.surfaces
     }
 
 

@@ -25,8 +25,11 @@ class Execution:
 
     def check(self) -> None:
         """UsageError for an unknown executor, an address without Ray, or Ray not installed."""
-        if self.kind not in ("pool", "ray"):
-            raise UsageError(f"--executor: {self.kind!r} is neither pool nor ray")
+        from assay.runs.execute import EXECUTOR_KINDS
+
+        if self.kind not in EXECUTOR_KINDS.builtins:
+            known = " nor ".join(EXECUTOR_KINDS.builtins)
+            raise UsageError(f"--executor: {self.kind!r} is neither {known}")
         if self.kind != "ray":
             if self.ray_address is not None:
                 raise UsageError("--ray-address: only with --executor ray")
@@ -42,14 +45,14 @@ class Execution:
 
     def executor(self, runs: int, quick: bool = False) -> Executor:
         """The executor for `runs` task runs; `quick`: each takes milliseconds (`quick_runs`)."""
-        if self.kind == "ray":
-            from assay.runs.cluster import RayExecutor
+        from assay.runs.execute import EXECUTOR_KINDS
 
-            return RayExecutor(
-                self.workers, self.ray_address, self.action_timeout_s, self.concurrency
-            )
-        from assay.runs import executor_for
-
-        return executor_for(
-            self.workers, runs, self.action_timeout_s, self.concurrency, quick=quick
+        make = EXECUTOR_KINDS.get(self.kind)
+        return make(
+            self.workers,
+            runs,
+            self.action_timeout_s,
+            self.concurrency,
+            quick=quick,
+            address=self.ray_address,
         )

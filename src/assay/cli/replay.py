@@ -17,7 +17,6 @@ from assay.errors import UsageError
 if TYPE_CHECKING:
     from assay.runs.store import Store
 
-PREFIX = "replay:"
 STORED = "run:"
 
 
@@ -25,9 +24,12 @@ def replay_choice(
     records: Store, agent: str, tasks: Sequence[str], repeats: int | None
 ) -> tuple[str, Sequence[str], int | None]:
     """The agent, tasks and repeats to run; for a replay, those its trajectories hold."""
-    if not agent.startswith(PREFIX):
+    from assay.taskrun.agents.names import parse_agent
+
+    named = parse_agent(agent)
+    if named.kind != "replay":
         return agent, tasks, repeats
-    source = agent.removeprefix(PREFIX)
+    source = named.argument
     if source.startswith(STORED):
         source = str(_written(records, source.removeprefix(STORED)))
     from assay.taskrun.agents.replay import Replays
@@ -51,7 +53,7 @@ def replay_choice(
         raise UsageError(
             f"--repeats: {source} holds {most} trajectories of each task, not {repeats}"
         )
-    return PREFIX + source, chosen, repeats or most
+    return f"replay:{source}", chosen, repeats or most
 
 
 def _written(records: Store, run_id: str) -> Path:

@@ -39,13 +39,13 @@ def execution_of(config: RunConfig) -> Execution:
 def check_config(config: RunConfig) -> Execution:
     """UsageError before anything runs for what this machine cannot give the configuration;
     a note when a class agent cannot be sandboxed. Where its task runs happen."""
-    from assay.taskrun.agents.resolve import is_class_agent
+    from assay.taskrun.agents.names import parse_agent
 
     if config.customer is not None:
         from assay.provider import require_sdk
 
         require_sdk("--customer model:…")
-    if is_class_agent(config.agent):
+    if parse_agent(config.agent).own_process:
         if config.concurrency > 1:
             raise UsageError(
                 "--concurrency: a Python class agent acts in one process; use --workers"

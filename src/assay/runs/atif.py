@@ -9,6 +9,7 @@ from typing import Any
 
 from assay import __version__
 from assay.score.result import TaskRunResult
+from assay.taskrun.agents.names import parse_agent
 
 SCHEMA = "ATIF-v1.8"
 
@@ -29,7 +30,7 @@ def atif_trajectory(result: TaskRunResult) -> dict[str, Any]:
         "agent": {
             "name": result.agent,
             "version": __version__,
-            "model_name": result.agent.removeprefix("model:") if _is_model(result) else None,
+            "model_name": parse_agent(result.agent).model,
             "tool_definitions": trajectory.get("tools"),
         },
         "steps": steps,
@@ -40,10 +41,6 @@ def atif_trajectory(result: TaskRunResult) -> dict[str, Any]:
         },
         "extra": {"task_id": result.task_id, "outcome": result.outcome},
     }
-
-
-def _is_model(result: TaskRunResult) -> bool:
-    return result.agent.startswith("model:")
 
 
 def _agent_step(step_id: int, turn: int, action: dict[str, Any]) -> dict[str, Any]:

@@ -6,12 +6,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay.errors import SpecError
+from assay.registry import import_reference
 from assay.runs.kept import keep_trials
+from assay.spec.checks import CHECK_KINDS, CheckBase
 from assay.spec.files import shown
 from assay.spec.load import queries
 from assay.spec.task import TaskSpec
@@ -70,6 +71,7 @@ _proved: set[tuple[str, str, str]] = set()
 # The code that decides a proof of names; a proof that passed is kept while it is unchanged.
 NAMES_PROOF_CODE = (
     "assay.runs.benchmark",
+    "assay.spec.check_union",
     "assay.spec.checks",
     "assay.spec.load",
     "assay.spec.sqlnames",
@@ -89,7 +91,7 @@ def prove_names(world: World) -> None:
         if key in _proved:
             continue
         # a typed check's proof runs code outside the proving modules: it is never kept
-        typed = any(check.kind in TYPED_CHECKS for check in task.checks)
+        typed = any(_runs_outside_proof(check) for check in task.checks)
         kept = None if typed else proof_key(NAMES_PROOF_CODE, "names", *key)
         if kept is not None and proved_before(kept):
             _proved.add(key)
@@ -135,26 +137,19 @@ def unknown_check_names(
     return found
 
 
-# kind of check → (service kind it reads, module, function compiling its paths)
-TYPED_CHECKS = {
-    "fhir-resource-state": ("fhir", "assay.verify.healthcare.fhir", "compile_fhir_check"),
-    "hl7-structural": ("hl7", "assay.verify.healthcare.hl7", "compile_hl7_check"),
-    "portal-state-match": ("portal", "assay.verify.healthcare.portal", "compile_portal_check"),
-    "sftp-file-present": ("files", "assay.verify.healthcare.files", "compile_files_check"),
-    "voice-transcript": ("voice", "assay.verify.healthcare.voice", "compile_voice_check"),
-    "x12-response": ("x12", "assay.verify.healthcare.x12", "compile_x12_check"),
-}
+def _runs_outside_proof(check: CheckBase) -> bool:
+    """A typed check (its paths compile by its own kind's code) or a user's kind of check."""
+    return check.compiler is not None or check.kind not in CHECK_KINDS.builtins
 
 
 def typed_check_problems(task: TaskSpec, services: Mapping[str, str]) -> list[tuple[str, str]]:
-    """`(checks[i].field, problem)` for a typed check whose service the world lacks, or whose
-    paths, resource types or parameters do not compile."""
+    """`(checks[i].field, problem)` for a check reading a service the world lacks (its kind's
+    `reads_service`), or whose paths, resource types or parameters do not compile."""
     found: list[tuple[str, str]] = []
     for index, check in enumerate(task.checks):
-        typed = TYPED_CHECKS.get(check.kind)
-        if typed is None:
+        kind, compiler = check.reads_service, check.compiler
+        if kind is None:
             continue
-        kind, module, function = typed
         named = getattr(check, "service", None)
         of_kind = sorted(name for name, found_kind in services.items() if found_kind == kind)
         if named is not None and services.get(named) != kind:
@@ -170,6 +165,8 @@ def typed_check_problems(task: TaskSpec, services: Mapping[str, str]) -> list[tu
                 )
             )
             continue
-        compile_paths = getattr(import_module(module), function)
+        if compiler is None:
+            continue
+        compile_paths = import_reference(compiler)
         found += [(f"checks[{index}].{field}", problem) for field, problem in compile_paths(check)]
     return found

@@ -249,3 +249,16 @@ class _Dispatch:
             raise WorkerFailure(str(error)) from None
         except RayActorError as error:
             raise WorkerFailure(f"a Ray actor ended in task run {run.id}: {error}") from None
+
+
+def ray_executor(
+    workers: int | None,
+    runs: int,
+    action_timeout_s: float,
+    concurrency: int,
+    *,
+    quick: bool,
+    address: str | None,
+) -> RayExecutor:
+    """`--executor ray`: Ray actors, on the cluster at `address` or a local one."""
+    return RayExecutor(workers, address, action_timeout_s, concurrency)

@@ -14,11 +14,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
+from assay.registry import Registry
 from assay.runs.benchmark import Benchmark
 from assay.runs.plan import PlannedRun
 from assay.runs.taskrun import run_task
 from assay.score.result import TaskRunResult
 from assay.taskrun.agents.isolated import DEFAULT_ACTION_TIMEOUT_S
+from assay.taskrun.agents.names import parse_agent
 from assay.taskrun.agents.resolve import AgentFactory, agent_factory, close_agents
 
 OnResult = Callable[[TaskRunResult], None]
@@ -175,12 +177,41 @@ def executor_for(
     return ProcessExecutor(count, action_timeout_s, concurrency)
 
 
-SCRIPTED_AGENTS = ("noop", "reference", "oracle")
-SCRIPTED_PREFIXES = ("wrong:", "replay:")
+class ExecutorMaker(Protocol):
+    """Makes the executor of one kind for `runs` task runs (`address`: where a cluster is)."""
+
+    def __call__(
+        self,
+        workers: int | None,
+        runs: int,
+        action_timeout_s: float,
+        concurrency: int,
+        *,
+        quick: bool,
+        address: str | None,
+    ) -> Executor: ...
+
+
+def pool_executor(
+    workers: int | None,
+    runs: int,
+    action_timeout_s: float,
+    concurrency: int,
+    *,
+    quick: bool,
+    address: str | None,
+) -> Executor:
+    """`--executor pool`: worker processes on this machine (see `executor_for`)."""
+    return executor_for(workers, runs, action_timeout_s, concurrency, quick=quick)
+
+
+# `--executor` kind → its maker; Ray's is imported only for a run on Ray
+EXECUTOR_KINDS: Registry[ExecutorMaker] = Registry("executor")
+EXECUTOR_KINDS.declare("pool", pool_executor)
+EXECUTOR_KINDS.declare("ray", "assay.runs.cluster:ray_executor")
 
 
 def quick_runs(benchmark: Benchmark, agent: str) -> bool:
     """Whether each task run takes milliseconds: a scripted agent (no model, no process of its
     own) on a world whose tools run in this process (no container-format sandbox)."""
-    scripted = agent in SCRIPTED_AGENTS or agent.startswith(SCRIPTED_PREFIXES)
-    return scripted and not benchmark.world.kind.sandboxed
+    return parse_agent(agent).scripted and not benchmark.world.kind.sandboxed

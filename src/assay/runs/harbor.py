@@ -13,6 +13,7 @@ from assay import __version__
 from assay.runs.atif import atif_trajectory
 from assay.runs.store.records import RunRecord
 from assay.score.result import TaskRunResult
+from assay.taskrun.agents.names import parse_agent
 
 
 def write_harbor_job(run: RunRecord, results: list[TaskRunResult], directory: Path) -> Path:
@@ -41,7 +42,7 @@ def _write_trial(run: RunRecord, result: TaskRunResult, trial: Path) -> None:
 
 
 def _config(run: RunRecord, result: TaskRunResult, trial: Path) -> dict[str, Any]:
-    model = result.agent.removeprefix("model:") if result.agent.startswith("model:") else None
+    model = parse_agent(result.agent).model
     return {
         "task": {"path": _task_path(run, result)},
         "trial_name": trial.name,

@@ -16,6 +16,7 @@ from assay.runs.stamps import now
 from assay.score.result import TaskRunResult
 from assay.spec.verifier_choice import VerifierChoice
 from assay.taskrun.agents.given import GivenAgent, given_factory, given_name
+from assay.taskrun.agents.names import parse_agent
 from assay.taskrun.agents.resolve import agent_factory, check_agent_for
 from assay.world.load import require_tasks
 
@@ -70,7 +71,7 @@ def prepare(
     if not isinstance(agent, str):
         return _plan_given(benchmark, agent, task_ids, splits, repeats, leave_out)
     require_tasks(benchmark.world.root)
-    if agent.startswith("cli:") and not benchmark.world.kind.sandboxed:
+    if parse_agent(agent).kind == "cli" and not benchmark.world.kind.sandboxed:
         raise UsageError(f"--agent {agent}: CLI agents run container-format tasks only")
     made = agent_factory(agent)
     tasks = [t for t in select_tasks(benchmark.world, task_ids, splits) if t.id not in leave_out]

@@ -1,6 +1,7 @@
 """The files users write, as validated models."""
 
-from assay.spec.checks import AnswerCheck, Check, Derived, PythonCheck, SqlCheck
+from assay.spec.check_union import Check
+from assay.spec.checks import AnswerCheck, Derived, PythonCheck, SqlCheck
 from assay.spec.load import read_task, read_world, task_files
 from assay.spec.task import Change, Customer, Fault, Reply, Solution, Step, TaskSpec, WrongSolution
 from assay.spec.world import DatabaseSpec, RoleSpec, ServiceSpec, WorldSpec

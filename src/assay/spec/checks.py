@@ -1,21 +1,26 @@
-"""The `[[checks]]` of a task file: one model per check kind, chosen by `assert`."""
+"""The `[[checks]]` of a task file: one model per check kind, chosen by `assert`.
+
+Each built-in kind is declared where its model is (`@check_kind`); a user's kind is a subclass of
+`CheckBase` named by `assert = "module:Class"` or by an entry point in the group `assay.checks`.
+The union of them all, `Check`, is built in `check_union.py`.
+"""
 
 from __future__ import annotations
 
 import math
 import re
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, get_args
 
 from pydantic import (
     AliasChoices,
     BaseModel,
     ConfigDict,
-    Discriminator,
     Field,
-    Tag,
     field_validator,
     model_validator,
 )
+
+from assay.registry import Registry
 
 CheckType = Literal["goal", "rule", "optional"]
 Scalar = int | float | str | bool | None
@@ -46,12 +51,52 @@ OPERATORS = {
 
 
 class CheckBase(BaseModel, defer_build=True):
+    """The fields every check has; a kind adds `kind: Literal["<its name>"]` (alias `assert`)."""
+
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    # "module:function" running the kind, `(check, VerifyContext) -> CheckRun`, imported on first use
+    runner: ClassVar[str] = ""
+    # A typed check: the service kind it reads, and "module:function" giving `(field, problem)`
+    # for each of its paths that does not compile (`assay validate` runs it before any task run)
+    reads_service: ClassVar[str | None] = None
+    compiler: ClassVar[str | None] = None
 
     name: str = Field(min_length=1)
     type: CheckType = "goal"
     weight: float = Field(1.0, gt=0, allow_inf_nan=False)  # finite and positive
     axis: str | None = None
+
+    if TYPE_CHECKING:  # each kind's own `kind: Literal[...]` field, for type checkers
+        kind: str
+
+
+def kind_name(model: type[CheckBase]) -> str | None:
+    """The one `assert` value a check model takes (its `kind: Literal[...]`), or None."""
+    field = model.model_fields.get("kind")
+    names = get_args(field.annotation) if field is not None else ()
+    return names[0] if len(names) == 1 and isinstance(names[0], str) else None
+
+
+def _is_check_model(value: Any) -> bool:
+    return isinstance(value, type) and issubclass(value, CheckBase) and kind_name(value) is not None
+
+
+CHECK_KINDS: Registry[type[CheckBase]] = Registry(
+    "check kind",
+    group="assay.checks",
+    accepts=_is_check_model,
+    expected='a subclass of assay.CheckBase with kind: Literal["<name>"]',
+)
+Model = TypeVar("Model", bound=type[CheckBase])
+
+
+def check_kind(model: Model) -> Model:
+    """Declare a built-in check kind, by the `assert` value its model takes."""
+    name = kind_name(model)
+    assert name is not None, f"{model.__name__} has no kind: Literal[...]"
+    CHECK_KINDS.declare(name, model)
+    return model
 
 
 class Derived(BaseModel, defer_build=True):
@@ -64,8 +109,10 @@ class Derived(BaseModel, defer_build=True):
     db: Literal["initial", "final"] = "initial"
 
 
+@check_kind
 class SqlCheck(CheckBase):
     kind: Literal["sql"] = Field("sql", alias="assert")
+    runner = "assay.verify.sql:run_sql_check"
     sql: str
     params: dict[str, Scalar] = {}
     op: str = "eq"
@@ -86,8 +133,10 @@ class SqlCheck(CheckBase):
 ANSWER_FLAGS = re.IGNORECASE  # `matches` ignores case, as `contains` and `any_of` do
 
 
+@check_kind
 class AnswerCheck(CheckBase):
     kind: Literal["answer"] = Field(alias="assert")
+    runner = "assay.verify.answer:run_answer_check"
     contains: list[str] = []
     not_contains: list[str] = []
     any_of: list[str] = []
@@ -129,16 +178,19 @@ class AnswerCheck(CheckBase):
         return self
 
 
+@check_kind
 class PythonCheck(CheckBase):
     kind: Literal["python"] = Field(alias="assert")
     verifier: str
 
 
+@check_kind
 class ScriptCheck(CheckBase):
     """A container-format task's test script: it writes reward files the check reads
     (docs/contracts/container.md §5)."""
 
     kind: Literal["script"] = Field(alias="assert")
+    runner = "assay.verify.script:run_script_check"
     script: str = "tests/test.sh"
     pass_threshold: float = Field(1.0, ge=0, le=1, allow_inf_nan=False)
 
@@ -200,10 +252,14 @@ class Counted(BaseModel, defer_build=True):
         return self.absent or self.count == 0
 
 
+@check_kind
 class FhirResourceStateCheck(CheckBase, Counted):
     """A FHIR search on the final state returns a resource with the expected field values."""
 
     kind: Literal["fhir-resource-state"] = Field(alias="assert")
+    runner = "assay.verify.healthcare.fhir:run_fhir_check"
+    reads_service = "fhir"
+    compiler = "assay.verify.healthcare.fhir:compile_fhir_check"
     resource_type: str = Field(min_length=1)
     search: dict[str, str | list[str]] = {}  # a list repeats the parameter (AND)
     fields: list[FieldItem] = []
@@ -211,10 +267,14 @@ class FhirResourceStateCheck(CheckBase, Counted):
     service: str | None = None
 
 
+@check_kind
 class PortalStateMatchCheck(CheckBase, Counted):
     """A row of the portal's state, chosen by `correlate_by`, has the expected values."""
 
     kind: Literal["portal-state-match"] = Field(alias="assert")
+    runner = "assay.verify.healthcare.portal:run_portal_check"
+    reads_service = "portal"
+    compiler = "assay.verify.healthcare.portal:compile_portal_check"
     correlate_by: dict[str, Scalar]
     assertions: list[FieldItem] = Field([], validation_alias=AliasChoices("assertions", "fields"))
     changed: bool = False
@@ -228,10 +288,14 @@ class PortalStateMatchCheck(CheckBase, Counted):
         return value
 
 
+@check_kind
 class VoiceTranscriptCheck(CheckBase):
     """Phrases a speaker said (and did not say) on the voice line."""
 
     kind: Literal["voice-transcript"] = Field(alias="assert")
+    runner = "assay.verify.healthcare.voice:run_voice_check"
+    reads_service = "voice"
+    compiler = "assay.verify.healthcare.voice:compile_voice_check"
     speaker: Literal["agent", "caller", "any"] = "agent"
     contains: list[str] = []
     not_contains: list[str] = []
@@ -250,22 +314,30 @@ class VoiceTranscriptCheck(CheckBase):
         return self
 
 
+@check_kind
 class Hl7StructuralCheck(CheckBase, Counted):
     """An outbound HL7 v2 message the interface accepted (AA), chosen by `correlate_by`, has the
     expected values at HL7 paths (`PID.5.1`, `OBX[2].5`)."""
 
     kind: Literal["hl7-structural"] = Field(alias="assert")
+    runner = "assay.verify.healthcare.hl7:run_hl7_check"
+    reads_service = "hl7"
+    compiler = "assay.verify.healthcare.hl7:compile_hl7_check"
     correlate_by: dict[str, Scalar] = {}
     fields: list[FieldItem] = []
     valid: bool | None = None
     service: str | None = None
 
 
+@check_kind
 class SftpFilePresentCheck(CheckBase, Counted):
     """At least one file of the shared tree matches a glob, read by `format`, with the expected
     fields; by default it must have been written during the task run."""
 
     kind: Literal["sftp-file-present"] = Field(alias="assert")
+    runner = "assay.verify.healthcare.files:run_files_check"
+    reads_service = "files"
+    compiler = "assay.verify.healthcare.files:compile_files_check"
     path: str = Field(min_length=1, validation_alias=AliasChoices("path", "glob", "path_pattern"))
     format: Literal["json", "csv", "hl7", "x12", "text"] | None = None
     fields: list[FieldItem] = []
@@ -273,76 +345,28 @@ class SftpFilePresentCheck(CheckBase, Counted):
     service: str | None = None
 
 
+@check_kind
 class X12ResponseCheck(CheckBase, Counted):
     """A clearinghouse response of one transaction set, chosen by `correlate_by` (paths into the
     response or its request), has the expected values at X12 paths (`EB[EB01=B].07`)."""
 
     kind: Literal["x12-response"] = Field(alias="assert")
+    runner = "assay.verify.healthcare.x12:run_x12_check"
+    reads_service = "x12"
+    compiler = "assay.verify.healthcare.x12:compile_x12_check"
     transaction_set: Literal["271", "277", "999", "TA1"]  # what the clearinghouse answers
     correlate_by: dict[str, Scalar] = {}
     fields: list[FieldItem] = []
     service: str | None = None
 
 
+@check_kind
 class JudgeCheck(CheckBase):
     """Opt-in: a model reads the agent's final output (and named query results) against a rubric.
     Marked `judged` everywhere; state checks stay the default and the recommended way."""
 
     kind: Literal["judge"] = Field(alias="assert")
+    runner = "assay.verify.judge:run_judge_check"
     rubric: str = Field(min_length=1)
     model: str | None = None
     queries: dict[str, str] = {}  # name → one SELECT on the final state, shown to the judge
-
-
-HEALTHCARE_CHECKS = (
-    "fhir-resource-state",
-    "hl7-structural",
-    "portal-state-match",
-    "sftp-file-present",
-    "voice-transcript",
-    "x12-response",
-)
-
-
-KNOWN_CHECKS = ("sql", "answer", "python", "script", "judge", *HEALTHCARE_CHECKS)
-
-
-class UnknownCheck(CheckBase):
-    """A check whose `assert` assay does not know: refused as it loads, naming the kinds it knows."""
-
-    model_config = ConfigDict(extra="allow", frozen=True, populate_by_name=True)
-
-    kind: str = Field(alias="assert")
-
-    @field_validator("kind")
-    @classmethod
-    def _refused(cls, value: str) -> str:
-        raise ValueError(f"unknown assert {value!r} (known: {', '.join(KNOWN_CHECKS)})")
-
-
-def _check_tag(data: Any) -> str | None:
-    if isinstance(data, BaseModel):
-        data = {"assert": getattr(data, "kind", None)}
-    if not isinstance(data, dict):
-        return None
-    kind = data.get("assert")
-    if kind is None:
-        return "<sql>"
-    return f"<{kind}>" if kind in KNOWN_CHECKS else "<unknown>"
-
-
-Check = Annotated[
-    Annotated[SqlCheck, Tag("<sql>")]
-    | Annotated[AnswerCheck, Tag("<answer>")]
-    | Annotated[PythonCheck, Tag("<python>")]
-    | Annotated[ScriptCheck, Tag("<script>")]
-    | Annotated[JudgeCheck, Tag("<judge>")]
-    | Annotated[FhirResourceStateCheck, Tag("<fhir-resource-state>")]
-    | Annotated[Hl7StructuralCheck, Tag("<hl7-structural>")]
-    | Annotated[PortalStateMatchCheck, Tag("<portal-state-match>")]
-    | Annotated[SftpFilePresentCheck, Tag("<sftp-file-present>")]
-    | Annotated[VoiceTranscriptCheck, Tag("<voice-transcript>")]
-    | Annotated[X12ResponseCheck, Tag("<x12-response>")]
-    | Annotated[UnknownCheck, Tag("<unknown>")],
-    Discriminator(_check_tag),
-]

@@ -1,31 +1,19 @@
-"""Run a task's checks: dispatch on the check's kind (an unknown kind never loads)."""
+"""Run a task's checks: each by the runner its kind names (an unknown kind never loads)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from importlib import import_module
 from typing import Any
 
-from assay.spec.checks import PythonCheck
+from assay.registry import import_reference
+from assay.spec.checks import CheckBase, PythonCheck
 from assay.verify.context import VerifyContext
 from assay.verify.model import CheckRun
 from assay.verify.python import Verifiers, run_python_check
 
-# kind → (module, function) of its runner; imported on first use, so a world that has no FHIR
-# check never loads the FHIR libraries.
-RUNNERS: dict[str, tuple[str, str]] = {
-    "sql": ("assay.verify.sql", "run_sql_check"),
-    "answer": ("assay.verify.answer", "run_answer_check"),
-    "script": ("assay.verify.script", "run_script_check"),
-    "judge": ("assay.verify.judge", "run_judge_check"),
-    "fhir-resource-state": ("assay.verify.healthcare.fhir", "run_fhir_check"),
-    "hl7-structural": ("assay.verify.healthcare.hl7", "run_hl7_check"),
-    "portal-state-match": ("assay.verify.healthcare.portal", "run_portal_check"),
-    "sftp-file-present": ("assay.verify.healthcare.files", "run_files_check"),
-    "voice-transcript": ("assay.verify.healthcare.voice", "run_voice_check"),
-    "x12-response": ("assay.verify.healthcare.x12", "run_x12_check"),
-}
-_loaded: dict[str, Callable[[Any, VerifyContext], CheckRun]] = {}
+# A kind's runner is imported on first use, so a world that has no FHIR check never loads the
+# FHIR libraries.
+_loaded: dict[type[CheckBase], Callable[[Any, VerifyContext], CheckRun]] = {}
 
 
 def run_checks(context: VerifyContext, verifiers: Verifiers) -> list[CheckRun]:
@@ -35,13 +23,13 @@ def run_checks(context: VerifyContext, verifiers: Verifiers) -> list[CheckRun]:
         if isinstance(check, PythonCheck):
             runs.append(run_python_check(check, context, verifiers))
         else:
-            runs.append(runner(check.kind)(check, context))
+            runs.append(runner(type(check))(check, context))
     return runs
 
 
-def runner(kind: str) -> Callable[[Any, VerifyContext], CheckRun]:
-    found = _loaded.get(kind)
+def runner(model: type[CheckBase]) -> Callable[[Any, VerifyContext], CheckRun]:
+    """The function running checks of this model (its `runner`)."""
+    found = _loaded.get(model)
     if found is None:
-        module, name = RUNNERS[kind]
-        found = _loaded[kind] = getattr(import_module(module), name)
+        found = _loaded[model] = import_reference(model.runner)
     return found

@@ -5,9 +5,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from assay.errors import SpecError, UsageError
+from assay.registry import Registry
 from assay.spec.files import read_bytes, shown
 from assay.spec.layout import is_container_world
 from assay.spec.load import TASKS_DIR, check_queries, read_task, read_world, task_files
@@ -25,7 +26,12 @@ if TYPE_CHECKING:
     from assay.spec.verifier_choice import VerifierChoice
 
 # The code that proves a task's queries read-only; a proof that passed is kept while it is unchanged.
-QUERIES_PROOF_CODE = ("assay.spec.checks", "assay.spec.load", "assay.spec.sqltext")
+QUERIES_PROOF_CODE = (
+    "assay.spec.check_union",
+    "assay.spec.checks",
+    "assay.spec.load",
+    "assay.spec.sqltext",
+)
 
 
 def load_world(
@@ -62,6 +68,25 @@ def load_world_tolerant(
     return _load(Path(path), strict=False, world_db=world_db)
 
 
+class WorldLoader(Protocol):
+    """Loads a world of one kind: the world, and the error of each task that does not load."""
+
+    def __call__(
+        self,
+        root: Path,
+        *,
+        strict: bool,
+        world_db: str | None,
+        verifier_mode: VerifierChoice,
+        left_out: Collection[str],
+    ) -> tuple[World, dict[str, SpecError]]: ...
+
+
+def world_kind(root: Path) -> str:
+    """`container` for container-format tasks (task.toml, no world.toml), else `database`."""
+    return "container" if is_container_world(root) else "database"
+
+
 def _load(
     root: Path,
     *,
@@ -70,14 +95,22 @@ def _load(
     verifier_mode: VerifierChoice = "task",
     left_out: Collection[str] = (),
 ) -> tuple[World, dict[str, SpecError]]:
-    if is_container_world(root):
-        from assay.world.container.dataset import load_container_world
+    load = WORLD_KINDS.get(world_kind(root))
+    return load(
+        root, strict=strict, world_db=world_db, verifier_mode=verifier_mode, left_out=left_out
+    )
 
-        if world_db is not None:
-            raise UsageError("--world-db: a container-format world keeps no database to move")
-        return load_container_world(
-            root, strict=strict, verifier_mode=verifier_mode, left_out=left_out
-        )
+
+def load_database_world(
+    root: Path,
+    *,
+    strict: bool,
+    world_db: str | None,
+    verifier_mode: VerifierChoice,
+    left_out: Collection[str],
+) -> tuple[World, dict[str, SpecError]]:
+    """A world.toml world: its database, services, tools and tasks (`verifier_mode` is always
+    `task`: its checks read the state from outside)."""
     spec = read_world(root)
     world_file = shown(root / "world.toml")
     services = _load_services(root, spec, world_file)
@@ -112,6 +145,11 @@ def _load(
     world.instructions = role_instructions(root, spec, world_file)
     world.left_out = frozenset(left_out)
     return world, rejected
+
+
+WORLD_KINDS: Registry[WorldLoader] = Registry("world kind")
+WORLD_KINDS.declare("database", load_database_world)
+WORLD_KINDS.declare("container", "assay.world.container.dataset:load_container_world")
 
 
 def _read_task(file: Path, parsed: ParsedFiles) -> TaskSpec:

@@ -15,7 +15,9 @@ _EXPORTS = {
         "IsolatedAgent",
         "IsolatedAgents",
     ],
+    "assay.taskrun.agents.names": ["AgentName", "parse_agent"],
     "assay.taskrun.agents.resolve": [
+        "AGENT_KINDS",
         "AgentFactory",
         "agent_factory",
         "check_agent_for",

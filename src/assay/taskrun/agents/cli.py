@@ -13,6 +13,7 @@ from assay.settings import in_force
 from assay.spec.task import TaskSpec
 from assay.taskrun.actions import AnyAction, Finish, call
 from assay.taskrun.agents.model import Usage
+from assay.taskrun.agents.names import AgentName
 from assay.taskrun.agents.recipe import API_DEFAULTS, Recipe, load_recipe
 from assay.taskrun.observation import Observation
 from assay.world.container.installed import InstalledAgent
@@ -176,3 +177,8 @@ def _objects(value: Any) -> list[dict[str, Any]]:
         elif isinstance(item, list):
             stack.extend(reversed(item))
     return found
+
+
+def cli_agents(name: AgentName, action_timeout_s: float) -> CliAgents:
+    """`--agent cli:<name>[:<model>]`: a command-line agent of a recipe, in the task's sandbox."""
+    return CliAgents(name.argument)

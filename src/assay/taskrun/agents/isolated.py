@@ -25,6 +25,7 @@ from assay.errors import AgentFailure, UsageError
 from assay.spec.task import TaskSpec
 from assay.taskrun.agents import sandbox
 from assay.taskrun.agents.base import OutOfTime
+from assay.taskrun.agents.names import AgentName
 from assay.taskrun.observation import Observation
 
 if TYPE_CHECKING:
@@ -320,3 +321,8 @@ def _sandbox_pid(info: Any) -> int:
         return int(json.loads(text)["child-pid"])
     except (ValueError, KeyError, TypeError):
         raise UsageError("--agent: the agent's sandbox did not start") from None
+
+
+def class_agents(name: AgentName, action_timeout_s: float) -> IsolatedAgents:
+    """`--agent module:Class` (or `file.py:Class`): a user's class, in a process of its own."""
+    return IsolatedAgents(name.argument, action_timeout_s)

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from typing import Any
 
-from assay.errors import AgentFailure
+from assay.errors import AgentFailure, UsageError
 from assay.provider import ModelOptions, ProviderFailed, Usage, counted_reply, make_client
 from assay.settings import in_force
 from assay.taskrun.agents.conversation import event_messages, system_message, tool_schemas
+from assay.taskrun.agents.names import AgentName
 from assay.taskrun.observation import Observation
 
 RAW_ARGUMENTS = "__unparsed_arguments__"  # arguments that were not JSON: the call is refused
@@ -108,3 +110,13 @@ def assistant_message(message: Any, calls: list[Any]) -> dict[str, Any]:
             for call in calls
         ]
     return sent
+
+
+def model_agents(name: AgentName, action_timeout_s: float) -> Callable[..., ModelAgent]:
+    """`--agent model:<name>`: one client, its connections shared by every task run's agent."""
+    if not name.argument:
+        raise UsageError("--agent: name the model, as model:<name>")
+    options = in_force().model
+    client = make_client(options, model=name.argument)
+    gate = threading.BoundedSemaphore(options.max_connections or 1_000_000)
+    return lambda task, repeat=0: ModelAgent(name.argument, options, client, gate)

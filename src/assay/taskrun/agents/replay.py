@@ -14,6 +14,7 @@ from typing import Any
 
 from assay.errors import UsageError
 from assay.spec.task import TaskSpec
+from assay.taskrun.agents.names import AgentName
 from assay.taskrun.agents.scripted import ActionsAgent
 
 
@@ -99,3 +100,8 @@ def read_saved(path: Path) -> Saved:
 
 def _repeat(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def replay_agents(name: AgentName, action_timeout_s: float) -> Replays:
+    """`--agent replay:<file or directory>`: the actions of saved task runs, sent again."""
+    return Replays(Path(name.argument))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.spec.task import Step
+from assay.errors import UsageError
+from assay.spec.task import Step, TaskSpec
 from assay.taskrun.actions import AnyAction, Finish, Say, call
 from assay.taskrun.observation import Observation
 
@@ -66,3 +67,31 @@ def _action(step: Step) -> AnyAction:
     if step.say is not None:
         return Say(say=step.say)
     return Finish(finish=step.finish or "")
+
+
+def noop_agents(name: Any, action_timeout_s: float) -> Any:
+    """`--agent noop`: finishes at once, doing nothing."""
+    return lambda task, repeat=0: ScriptedAgent([])
+
+
+def reference_agents(name: Any, action_timeout_s: float) -> Any:
+    """`--agent reference`: the task's own `[solution]`."""
+    return _reference
+
+
+def wrong_agents(name: Any, action_timeout_s: float) -> Any:
+    """`--agent wrong:<name>`: the task's wrong solution of that name."""
+    return lambda task, repeat=0: _wrong(task, name.argument)
+
+
+def _reference(task: TaskSpec, repeat: int = 0) -> ScriptedAgent:
+    if task.solution is None:
+        raise UsageError(f"--agent: task {task.id} has no [solution]")
+    return ScriptedAgent(task.solution.steps)
+
+
+def _wrong(task: TaskSpec, name: str) -> ScriptedAgent:
+    wrong = task.wrong_solution(name)
+    if wrong is None:
+        raise UsageError(f"--agent: task {task.id} has no wrong solution {name!r}")
+    return ScriptedAgent(wrong.steps)

@@ -10,7 +10,7 @@ import tarfile
 from collections.abc import Collection
 from pathlib import Path
 
-from assay.errors import SpecError
+from assay.errors import SpecError, UsageError
 from assay.settings import in_force
 from assay.spec.checks import ScriptCheck
 from assay.spec.sandbox import SandboxTask, is_task_dir, read_sandbox_task, task_dirs
@@ -36,13 +36,17 @@ def load_container_world(
     strict: bool = True,
     verifier_mode: VerifierChoice = "task",
     left_out: Collection[str] = (),
+    world_db: str | None = None,
 ) -> tuple[World, dict[str, SpecError]]:
-    """The world of every task under `path`, and the error of each task that does not load
-    (with `strict`, the first such error is raised: it names the file and field).
+    """The world kind `container`: the world of every task under `path`, and the error of each
+    task that does not load (with `strict`, the first such error is raised: it names the file and
+    field). It keeps no database to move, so `world_db` is refused.
 
     verifier_mode: a run's choice; separate verifies every task in a fresh sandbox.
     left_out: tasks not to read at all (withdrawn ones, which may not load).
     """
+    if world_db is not None:
+        raise UsageError("--world-db: a container-format world keeps no database to move")
     found: dict[str, SandboxTask] = {}
     rejected: dict[str, SpecError] = {}
     for folder in task_dirs(path):

@@ -39,6 +39,8 @@ class Service:
     # world when its starting state is built; without a "postgresql" entry the SQLite one is
     # translated, as a world's schema is.
     tables: ClassVar[dict[str, str]] = {}
+    # (endpoint name, path below the benchmark run) of each HTTP surface the API serves for the kind
+    surfaces: ClassVar[tuple[tuple[str, str], ...]] = ()
 
     @classmethod
     def seed_files(cls, root: Path, options: dict[str, Any]) -> list[Path]:

@@ -6,8 +6,10 @@ from typing import Any
 
 from assay.errors import ServiceError
 from assay.world.services.base import Service
+from assay.world.services.kinds import service_kind
 
 
+@service_kind
 class Email(Service):
     kind = "email"
     options_known = frozenset()

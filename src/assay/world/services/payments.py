@@ -10,8 +10,10 @@ from typing import Any
 
 from assay.errors import ServiceError
 from assay.world.services.base import Service, canonical
+from assay.world.services.kinds import service_kind
 
 
+@service_kind
 class Payments(Service):
     kind = "payments"
     options_known = frozenset({"charges_query"})

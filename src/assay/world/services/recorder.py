@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from assay.world.services.base import Service
+from assay.world.services.kinds import service_kind
 
 
+@service_kind
 class Recorder(Service):
     kind = "recorder"
     options_known = frozenset()

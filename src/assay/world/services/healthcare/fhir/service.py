@@ -30,6 +30,7 @@ READS = ("read", "vread", "search")
 
 class FhirServer(Service):
     kind = "fhir"
+    surfaces = (("fhir", "fhir"),)
     options_known = frozenset({"seed", "resource_types", "base_url"})
     tables: ClassVar[dict[str, str]] = {"sqlite": TABLES}
     tools = FHIR_TOOLS

@@ -37,6 +37,7 @@ DEFAULT_MAX_BYTES = 5_000_000
 
 class FileTree(Service):
     kind = "files"
+    surfaces = (("files", "files"), ("files_inbox", "files/inbox"))
     options_known = frozenset({"seed", "writable", "max_file_bytes", "sftp", "folders"})
     tables: ClassVar[dict[str, str]] = {
         "sqlite": TABLE.format(COLUMNS.format(content="content BLOB NOT NULL,")),

@@ -38,6 +38,7 @@ VALIDATE = ("parse", "strict")
 
 class Hl7Interface(Service):
     kind = "hl7"
+    surfaces = (("hl7_inbox", "hl7/inbox"), ("hl7_outbound", "hl7/outbound"))
     options_known = frozenset({"inbox", "version", "validate", "accept"})
     tables: ClassVar[dict[str, str]] = {"sqlite": TABLE + EVENTS_TABLE}
     tools = HL7_TOOLS

@@ -21,6 +21,7 @@ DETERMINED = ("status", "reason", "auth_number")  # a prior auth's determination
 
 class Portal(Service):
     kind = "portal"
+    surfaces = (("portal", "portal"),)
     options_known = frozenset({"flavor", "seed", "resources"})
     tables: ClassVar[dict[str, str]] = {"sqlite": TABLES}
     tools = PORTAL_TOOLS

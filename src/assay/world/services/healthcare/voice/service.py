@@ -32,6 +32,7 @@ INSERT_TURN = (
 
 class VoiceLine(Service):
     kind = "voice"
+    surfaces = (("voice", "voice"),)
     options_known = frozenset(
         {"number", "greeting", "menu", "replies", "default_reply", "persona", "hangup_on"}
     )

@@ -25,6 +25,7 @@ FUNCTIONAL = {"270": "HS", "271": "HB", "276": "HR", "277": "HN"}
 
 class Clearinghouse(Service):
     kind = "x12"
+    surfaces = (("x12", "x12"),)
     options_known = frozenset({"payers", "members", "claims", "sender", "receiver"})
     tables: ClassVar[dict[str, str]] = {"sqlite": TABLE + EVENTS_TABLE}
     tools = X12_TOOLS

@@ -1,0 +1,6 @@
+CREATE TABLE appointments (
+    id TEXT PRIMARY KEY,
+    patient TEXT NOT NULL,
+    phone TEXT NOT NULL,
+    starts_at TEXT NOT NULL
+);
