@@ -13,7 +13,7 @@ from assay.runs.config import ModelConfig, RunConfig
 from assay.score.result import TaskRunResult
 
 
-class RunResult(BaseModel):
+class RunResult(BaseModel, defer_build=True):
     """A finished benchmark run: its id in the store, its score and verdict, how many task runs
     ended in each outcome, every task run's result and the configuration it was made with."""
 

@@ -20,7 +20,7 @@ DEFAULT_AGENT = "reference"
 PLACEMENT = frozenset({"executor", "workers", "concurrency", "ray_address", "world_db"})
 
 
-class ModelConfig(BaseModel):
+class ModelConfig(BaseModel, defer_build=True):
     """How to reach the model (a model agent's, a model customer's, a judge's) and what to ask."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -47,7 +47,7 @@ class ModelConfig(BaseModel):
         )
 
 
-class RunConfig(BaseModel):
+class RunConfig(BaseModel, defer_build=True):
     """Every setting that shapes a benchmark run: what runs (agent, tasks, repeats), how it is
     asked and graded (model, judge, customer, pass threshold, verifier mode) and where it runs."""
 
@@ -102,7 +102,7 @@ class RunConfig(BaseModel):
         )
 
 
-class StoredConfig(BaseModel):
+class StoredConfig(BaseModel, defer_build=True):
     """What a benchmark run keeps of how it was made: its configuration, assay's version and the
     digest of the world's files."""
 
