@@ -52,7 +52,7 @@ def test_the_world_s_tables_and_its_service_requests():
     final.execute(
         INSERT_REQUEST, 1, "hl7", "send", '{"message": "MSH|a\\rPID|b"}', None, "ok", 2, "t", None
     )
-    changes = state_changes(initial, final, ["orders", "sandbox_requests"])
+    changes = state_changes(initial, final, {"orders": ("id", "address"), "sandbox_requests": ()})
     assert [table.table for table in changes.tables] == ["orders"]
     orders = changes.tables[0]
     assert orders.added == [{"id": "A-3", "address": "third"}]

@@ -1,5 +1,6 @@
 """The final-state hash brought up to date from the rows a task run changed equals the hash of
-every table read whole, whatever mix of inserts, updates, deletes and replaces made the change."""
+every table read whole, whatever mix of inserts, updates, deletes and replaces made the change; so
+does the state diff read from the rows the log names."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from hypothesis import strategies as st
 from worldkit import write_world
 
 from assay.world import load_world
-from assay.world.database import SqliteCopy
+from assay.world.database import SqliteCopy, SqliteDatabase
+from assay.world.diff import state_changes
 from assay.world.digest import combine, digest_rows, updated
 from assay.world.snapshot import table_digest
 
@@ -213,3 +215,22 @@ def test_a_copy_knows_a_table_nothing_wrote_is_as_it_started(tmp_path):
     assert reshaped.may_have_changed("sandbox_requests")
     for copy in (untouched, direct, through_trigger, reshaped):
         copy.close()
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(statements=st.lists(STATEMENTS, max_size=12))
+def test_the_diff_read_from_the_log_equals_the_diff_read_whole(snapshot, statements):
+    initial = SqliteDatabase(snapshot.open_copy())
+    copy = SqliteCopy(snapshot)
+    try:
+        play(copy, statements)
+        copy.lock_readonly()  # as when a task run is graded
+        tables = {table: snapshot.columns[table] for table in snapshot.digests}
+        logged = state_changes(initial, copy, tables)
+        assert set(copy.changed_rows({"people": ("id",)})) == {"people"}  # the log was read
+        assert logged == state_changes(initial, SqliteDatabase(copy.connection), tables)
+    finally:
+        copy.close()
+        initial.close()

@@ -108,8 +108,12 @@ def grade(
 def _state_changes(session: Session) -> StateChanges:
     """The rows the task run changed, over the tables its copy may have written."""
     db = session.live.db
-    known = getattr(session.world.snapshot, "digests", {})  # a world with no tables has none
-    tables = [table for table in known if db.may_have_changed(table.lower())]
+    snapshot = session.world.snapshot
+    known = getattr(snapshot, "digests", {})  # a world with no tables has none
+    columns = getattr(snapshot, "columns", {})
+    tables = {
+        table: columns.get(table, ()) for table in known if db.may_have_changed(table.lower())
+    }
     return state_changes(session.world.initial, db, tables)
 
 

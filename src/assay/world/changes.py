@@ -93,5 +93,47 @@ def rows_by_rowid(connection: sqlite3.Connection, table: str, rowids: list[int])
     return connection.execute(statement, (json.dumps(rowids),)).fetchall()
 
 
+def dicts(connection: sqlite3.Connection, table: str, rowids: list[int]) -> list[dict[str, Any]]:
+    """The rows of `table` that hold these rowids, each as a dict by column name."""
+    if not rowids:
+        return []
+    statement = f"SELECT * FROM {quoted(table)} WHERE rowid IN (SELECT value FROM json_each(?))"
+    cursor = connection.execute(statement, (json.dumps(rowids),))
+    names = [column[0] for column in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor]
+
+
+def unique(connection: sqlite3.Connection, table: str, key: Sequence[str]) -> bool:
+    """Whether no two rows of `table` share the values of `key` (NULL counted as a value)."""
+    target, columns = quoted(table), ", ".join(quoted(name) for name in key)
+    statement = (
+        f"SELECT (SELECT count(*) FROM {target}) = "
+        f"(SELECT count(*) FROM (SELECT DISTINCT {columns} FROM {target}))"
+    )
+    return bool(connection.execute(statement).fetchone()[0])
+
+
+def kept_unique(connection: sqlite3.Connection, table: str, key: Sequence[str]) -> str | None:
+    """How the schema keeps `key` unique: "rowid" (it is the rowid: never NULL, never repeated),
+    "index" (a unique index on exactly its columns, which lets rows repeat only where one is NULL),
+    or None (only reading the rows tells)."""
+    info = connection.execute(f"PRAGMA table_info({quoted(table)})").fetchall()
+    primary = [(name, kind.upper()) for _, name, kind, _, _, pk in info if pk]
+    if len(key) == 1 and primary == [(key[0], "INTEGER")]:
+        return "rowid"
+    for _, index, is_unique, *_ in connection.execute(f"PRAGMA index_list({quoted(table)})"):
+        named = [row[2] for row in connection.execute(f"PRAGMA index_info({quoted(index)})")]
+        if is_unique and sorted(named) == sorted(key):
+            return "index"
+    return None
+
+
+def any_null(connection: sqlite3.Connection, table: str, key: Sequence[str]) -> bool:
+    """Whether some row holds NULL in one of `key`'s columns."""
+    where = " OR ".join(f"{quoted(name)} IS NULL" for name in key)
+    found = connection.execute(f"SELECT 1 FROM {quoted(table)} WHERE {where} LIMIT 1").fetchone()
+    return found is not None
+
+
 def quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'

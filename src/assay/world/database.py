@@ -21,6 +21,15 @@ class Written(NamedTuple):
     lastrowid: int | None
 
 
+class ChangedRows(NamedTuple):
+    """The rows a change log names in one table: as they started, and those holding them now;
+    `key_unique`: whether the key asked for is unique over the whole table, at the start and now."""
+
+    before: list[dict[str, Any]]
+    after: list[dict[str, Any]]
+    key_unique: bool
+
+
 class Database(Protocol):
     """What tools and verifiers may call; both backends provide it."""
 
@@ -48,6 +57,12 @@ class WorldCopy(Database, Protocol):
 
     def may_have_changed(self, table: str) -> bool:
         """False only when no statement of this task run could have changed `table`."""
+        ...
+
+    def changed_rows(self, keys: Mapping[str, Sequence[str]]) -> dict[str, ChangedRows]:
+        """For each table of `keys` whose changes a log holds, the rows it names as they started
+        and as they are now, and whether the table's key columns are unique; a table not in the
+        answer must be read whole to be compared."""
         ...
 
     def run_limited(
@@ -138,6 +153,10 @@ class SqliteDatabase:
             raise
         self.connection.execute("RELEASE tool_call")
 
+    def changed_rows(self, keys: Mapping[str, Sequence[str]]) -> dict[str, ChangedRows]:
+        """None logged: a database of its own has no change log, so tables are compared whole."""
+        return {}
+
     def close(self) -> None:
         self.connection.close()
 
@@ -174,6 +193,18 @@ class SqliteCopy(SqliteDatabase):
     def may_have_changed(self, table: str) -> bool:
         """The authorizer saw every statement prepared on the copy, a trigger's included."""
         return bool(self.reshaped) or any(name.lower() == table for name in self.written)
+
+    def changed_rows(self, keys: Mapping[str, Sequence[str]]) -> dict[str, ChangedRows]:
+        """The tracked tables' changed rows, read by the rowids their triggers logged (none once
+        the schema changed: the log may be gone)."""
+        tracked = {table: key for table, key in keys.items() if table in self.snapshot.tracked}
+        if self.reshaped or not tracked:
+            return {}
+        self.connection.set_authorizer(None)  # its own reads, of the log too
+        try:
+            return self.snapshot.changed_rows(self.connection, tracked)
+        finally:
+            self.connection.set_authorizer(self._authorizer)
 
     def state_hash(self, *, full: bool = False) -> str:
         """Content hash of the copy; the checks' cap on a value's length does not apply to it.

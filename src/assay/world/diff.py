@@ -4,12 +4,12 @@ state, and the requests the world's services received; small and capped, to stor
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
 
-from assay.world.database import Database
+from assay.world.database import Database, WorldCopy
 from assay.world.reserved import RESERVED_TABLES
 
 ROWS_SHOWN = 20  # per table and kind of change
@@ -53,11 +53,25 @@ class StateChanges(BaseModel, defer_build=True):
     requests_left_out: int = 0
 
 
-def state_changes(initial: Database, final: Database, tables: Iterable[str]) -> StateChanges:
-    """The changes from `initial` to `final` over `tables` (the reserved ones become requests)."""
+def state_changes(
+    initial: Database, final: WorldCopy, tables: Mapping[str, Sequence[str]]
+) -> StateChanges:
+    """The changes from `initial` to `final` over `tables` (each with its column names; the
+    reserved ones become requests). A table whose changed rows a log names is compared over those
+    rows alone, any other read whole."""
+    compared = {
+        table: columns for table, columns in sorted(tables.items()) if table not in RESERVED_TABLES
+    }
+    keys = {table: _key_columns(columns) for table, columns in compared.items()}
+    logged = final.changed_rows(keys)
     found = []
-    for table in sorted(set(tables) - set(RESERVED_TABLES)):
-        changes = _table_changes(initial, final, table)
+    for table, columns in compared.items():
+        if table in logged:
+            rows = logged[table]
+            key = _key_column(columns) if rows.key_unique else None
+            changes = _compared(table, rows.before, rows.after, key)
+        else:
+            changes = _table_changes(initial, final, table)
         if changes is not None:
             found.append(changes)
     requests, requests_left_out = _requests(final)
@@ -86,9 +100,16 @@ def table_changes(
 ) -> TableChanges | None:
     """Rows matched by their `id` column (else their first), or whole where that is not unique;
     None when nothing changed."""
-    key = _key_column(before or after)
+    key = _key_column(list(before[0] if before else after[0] if after else ()))
     if key is None or not (_unique(before, key) and _unique(after, key)):
         key = None
+    return _compared(table, before, after, key)
+
+
+def _compared(
+    table: str, before: Sequence[dict[str, Any]], after: Sequence[dict[str, Any]], key: str | None
+) -> TableChanges | None:
+    """The rows matched by `key` (whole where it is None); None when nothing changed."""
     old = {_identity(row, key): row for row in before}
     new = {_identity(row, key): row for row in after}
     added = [_shown(new[k]) for k in new.keys() - old.keys()]
@@ -136,11 +157,16 @@ def _count(db: Database, table: str) -> int:
     return int(db.value(f'SELECT count(*) FROM "{table}"') or 0)
 
 
-def _key_column(rows: Sequence[dict[str, Any]]) -> str | None:
-    if not rows:
-        return None
-    columns = list(rows[0])
+def _key_column(columns: Sequence[str]) -> str | None:
     return "id" if "id" in columns else columns[0] if columns else None
+
+
+def _key_columns(columns: Sequence[str]) -> tuple[str, ...]:
+    """The columns `_key_of` reads: a FHIR resource is keyed by its type and id together."""
+    key = _key_column(columns)
+    if key == "id" and "resource_type" in columns:
+        return ("resource_type", "id")
+    return () if key is None else (key,)
 
 
 def _unique(rows: Sequence[dict[str, Any]], key: str) -> bool:

@@ -8,6 +8,7 @@ import os
 import sqlite3
 import sys
 import threading
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,7 +17,7 @@ from assay.errors import SpecError
 from assay.spec.files import read_text, shown
 from assay.spec.world import RESERVED_PREFIX, WorldSpec
 from assay.world import changes
-from assay.world.database import SqliteDatabase
+from assay.world.database import ChangedRows, SqliteDatabase
 from assay.world.digest import combine, digest_rows, row_text, text_hash, updated
 from assay.world.reserved import RESERVED_TABLES, SQLITE_DDL
 from assay.world.seed import SeedTarget, load_seed
@@ -40,6 +41,11 @@ class Snapshot:
     _readers: threading.local = field(default_factory=threading.local, compare=False, repr=False)
     # by table: each starting row's hash by its text (`row_text`), or None for a table too large
     _known: dict[str, dict[str, int] | None] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    # by table and key columns: whether no two starting rows share their values,
+    # and how the schema keeps them unique (`changes.kept_unique`)
+    _unique: dict[tuple[str, tuple[str, ...]], tuple[bool, str | None]] = field(
         default_factory=dict, compare=False, repr=False
     )
 
@@ -67,6 +73,40 @@ class Snapshot:
                 now = changes.rows_now(connection, table)
                 digests[table] = updated(digests[table], before, now)
         return combine(digests)
+
+    def changed_rows(
+        self, connection: sqlite3.Connection, keys: Mapping[str, Sequence[str]]
+    ) -> dict[str, ChangedRows]:
+        """Per tracked table, the rows its log names in the starting state and in `connection`,
+        and whether its key columns are unique in both."""
+        logged = changes.logged(connection)
+        found = {}
+        for table, key in keys.items():
+            rowids = logged.get(table, [])
+            found[table] = ChangedRows(
+                before=changes.dicts(self._reader(), table, rowids),
+                after=changes.dicts(connection, table, rowids),
+                key_unique=self._unique_now(connection, table, tuple(key)),
+            )
+        return found
+
+    def _unique_now(self, connection: sqlite3.Connection, table: str, key: tuple[str, ...]) -> bool:
+        """Whether `key` is unique in the starting state and in `connection` (of the same schema):
+        the start and how the schema keeps it unique are read once, the copy each time."""
+        if not key:
+            return False
+        if (table, key) not in self._unique:
+            reader = self._reader()
+            self._unique[table, key] = (
+                changes.unique(reader, table, key),
+                changes.kept_unique(reader, table, key),
+            )
+        at_start, kept = self._unique[table, key]
+        if not at_start or kept == "rowid":
+            return at_start
+        if kept == "index":
+            return not changes.any_null(connection, table, key)
+        return changes.unique(connection, table, key)
 
     def _table_digest(self, connection: sqlite3.Connection, table: str) -> str:
         """`table_digest`, each row that is as it started looked up by its text rather than hashed

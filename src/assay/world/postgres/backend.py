@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -11,7 +11,7 @@ import psycopg
 
 from assay.errors import EnvironmentFailure
 from assay.spec.world import WorldSpec
-from assay.world.database import Params, Written
+from assay.world.database import ChangedRows, Params, Written
 from assay.world.digest import combine
 from assay.world.guard import QueryRefused
 from assay.world.postgres import changes
@@ -123,6 +123,10 @@ class PostgresCopy(PostgresDatabase):
     def may_have_changed(self, table: str) -> bool:
         """Always: a trigger may write tables that no statement names (`template.indirect`)."""
         return True
+
+    def changed_rows(self, keys: Mapping[str, Sequence[str]]) -> dict[str, ChangedRows]:
+        """None logged: every table is compared whole."""
+        return {}
 
     def _reading(self) -> ReadOnlyDatabase:
         if self.reader is None:
