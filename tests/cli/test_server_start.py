@@ -61,7 +61,8 @@ def test_serve_on_any_port_writes_where_it_listens_once_it_answers_and_removes_i
             assert json.loads(answer.read()) == {"status": "ok"}
     finally:
         server.send_signal(signal.SIGINT)
-        server.communicate(timeout=60)
+        _, stderr = server.communicate(timeout=60)
+    assert f"serving {SHOP} on {found['url']}" in stderr.splitlines()  # the port it got, not 0
     assert not ready.exists()
     assert not list(tmp_path.glob(".ready.json.*"))  # no half-written file left beside it
 

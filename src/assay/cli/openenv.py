@@ -61,8 +61,8 @@ def openenv(
         try:
             app = openenv_app(pool, max_sessions)
             tasks = ", ".join(task.id for task in pool.tasks)
-            typer.echo(f"serving {world} (tasks: {tasks}) on http://{HOST}:{port}", err=True)
-            run_server(app, HOST, port, ready_file=ready_file, deadline=deadline)
+            announce = f"serving {world} (tasks: {tasks}) on {{url}}"
+            run_server(app, HOST, port, ready_file=ready_file, deadline=deadline, announce=announce)
         finally:
             pool.close()
     except KeyboardInterrupt:

@@ -80,10 +80,11 @@ def serve(
         )
         if not os.environ.get(KEY_ENVIRONMENT):
             typer.echo(f"operator key: {key}  (set {KEY_ENVIRONMENT} to choose your own)", err=True)
-        typer.echo(f"serving {', '.join(str(w) for w in worlds)} on http://{host}:{port}", err=True)
         gc.collect()
         gc.freeze()  # worlds, modules and schemas live as long as the server: out of GC passes
-        run_server(app, host, port, ready_file=ready_file, deadline=deadline)
+        served = ", ".join(str(world) for world in worlds)
+        announce = f"serving {served} on {{url}}"
+        run_server(app, host, port, ready_file=ready_file, deadline=deadline, announce=announce)
     except KeyboardInterrupt:
         if deadline.expired:
             raise deadline.missed("serve") from None

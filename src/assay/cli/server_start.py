@@ -64,9 +64,16 @@ class StartDeadline:
 
 
 def run_server(
-    app: Any, host: str, port: int, *, ready_file: Path | None, deadline: StartDeadline
+    app: Any,
+    host: str,
+    port: int,
+    *,
+    ready_file: Path | None,
+    deadline: StartDeadline,
+    announce: str,
 ) -> None:
-    """Serve `app` on uvicorn until stopped; once it listens, meet `deadline` and write `ready_file`."""
+    """Serve `app` on uvicorn until stopped; once it listens, meet `deadline`, write `ready_file`
+    and say `announce` on stderr with `{url}` replaced by where it listens (the port it got)."""
     import uvicorn
 
     class Server(uvicorn.Server):
@@ -77,6 +84,7 @@ def run_server(
             bound = self.servers[0].sockets[0].getsockname()[1]
             if ready_file is not None:
                 _write_ready(ready_file, host, bound)
+            typer.echo(announce.replace("{url}", f"http://{host}:{bound}"), err=True)
 
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
     try:
