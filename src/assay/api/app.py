@@ -224,9 +224,9 @@ def _mcp_mount(context: Context) -> Any:
     """The MCP mount over the context, or None without the MCP SDK (`assay[mcp]`)."""
     if find_spec("mcp") is None:
         return None
-    from assay.mcp.http import McpMount
+    from assay.api.mcp_deferred import DeferredMcp
 
-    return McpMount(context)
+    return DeferredMcp(context)
 
 
 async def _no_viewer(_: Request) -> Response:

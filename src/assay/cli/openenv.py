@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from assay.cli.options import TaskOption, WorldArgument
+from assay.cli.server_start import ReadyFileOption, StartDeadline, StartTimeoutOption, run_server
 from assay.errors import UsageError
 
 HOST = "127.0.0.1"  # loopback only: the server has no authentication
@@ -21,7 +22,9 @@ def openenv(
             "--split", help="Draw tasks from train, dev or holdout; repeatable (default: train)."
         ),
     ] = None,
-    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
+    port: Annotated[
+        int, typer.Option(min=0, max=65535, help="Port to listen on (0: any free port).")
+    ] = 8000,
     max_sessions: Annotated[
         int, typer.Option(min=1, help="Client sessions at once, each with its own task run.")
     ] = 16,
@@ -29,28 +32,40 @@ def openenv(
         bool,
         typer.Option("--include-withdrawn", help="Also serve tasks whose last validation failed."),
     ] = False,
+    ready_file: ReadyFileOption = None,
+    start_timeout: StartTimeoutOption = None,
 ) -> None:
-    """Serve a world through OpenEnv (openenv-core): reset starts a task run, step takes one action."""
-    try:
-        import uvicorn
+    """Serve a world through OpenEnv (openenv-core): reset starts a task run, step takes one action.
 
-        from assay.openenv.server import openenv_app
-    except ImportError:
-        raise UsageError("openenv: needs the openenv extra; pip install 'assay[openenv]'") from None
-    from assay.rl.pool import TaskPool
-
-    pool = TaskPool.open(
-        world,
-        task,
-        split,
-        include_withdrawn=include_withdrawn,
-        agent="openenv",
-        names=("--task", "--split"),
-    )
+    GET /health answers 200 once the server listens; --ready-file and --start-timeout let whoever
+    starts it wait for that rather than for a fixed time.
+    """
+    deadline = StartDeadline(start_timeout)
     try:
-        app = openenv_app(pool, max_sessions)
-        tasks = ", ".join(task.id for task in pool.tasks)
-        typer.echo(f"serving {world} (tasks: {tasks}) on http://{HOST}:{port}", err=True)
-        uvicorn.run(app, host=HOST, port=port, log_level="warning", access_log=False)
-    finally:
-        pool.close()
+        try:
+            from assay.openenv.server import openenv_app
+        except ImportError:
+            raise UsageError(
+                "openenv: needs the openenv extra; pip install 'assay[openenv]'"
+            ) from None
+        from assay.rl.pool import TaskPool
+
+        pool = TaskPool.open(
+            world,
+            task,
+            split,
+            include_withdrawn=include_withdrawn,
+            agent="openenv",
+            names=("--task", "--split"),
+        )
+        try:
+            app = openenv_app(pool, max_sessions)
+            tasks = ", ".join(task.id for task in pool.tasks)
+            announce = f"serving {world} (tasks: {tasks}) on {{url}}"
+            run_server(app, HOST, port, ready_file=ready_file, deadline=deadline, announce=announce)
+        finally:
+            pool.close()
+    except KeyboardInterrupt:
+        if deadline.expired:
+            raise deadline.missed("openenv") from None
+        raise

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from assay.cli.options import StoreOption
+from assay.cli.server_start import ReadyFileOption, StartDeadline, StartTimeoutOption, run_server
 
 
 def serve(
@@ -18,7 +19,9 @@ def serve(
         typer.Option("--worlds", help="A world directory to serve; repeat for several."),
     ],
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on.")] = 8000,
+    port: Annotated[
+        int, typer.Option(min=0, max=65535, help="Port to listen on (0: any free port).")
+    ] = 8000,
     store: StoreOption = None,
     token_ttl: Annotated[
         float, typer.Option(min=1, help="Seconds a benchmark run's bearer token lasts.")
@@ -54,24 +57,35 @@ def serve(
         Path | None,
         typer.Option(help="The SFTP host key, made on first use (default .assay/sftp_host_key)."),
     ] = None,
+    ready_file: ReadyFileOption = None,
+    start_timeout: StartTimeoutOption = None,
 ) -> None:
-    """Serve worlds over HTTP: benchmark runs, task runs and criterion runs (the v1 flow)."""
-    import uvicorn
+    """Serve worlds over HTTP: benchmark runs, task runs and criterion runs (the v1 flow).
 
-    from assay.api.serve import KEY_ENVIRONMENT, open_api
+    GET /v1/health answers 200 once the server listens; --ready-file and --start-timeout let
+    whoever starts it wait for that rather than for a fixed time.
+    """
+    deadline = StartDeadline(start_timeout)
+    try:
+        from assay.api.serve import KEY_ENVIRONMENT, open_api
 
-    app, key = open_api(
-        worlds,
-        store=store,
-        token_ttl_s=token_ttl,
-        max_body_bytes=max_body_bytes,
-        mllp_port=mllp,
-        sftp_port=sftp_port,
-        sftp_host_key=sftp_host_key,
-    )
-    if not os.environ.get(KEY_ENVIRONMENT):
-        typer.echo(f"operator key: {key}  (set {KEY_ENVIRONMENT} to choose your own)", err=True)
-    typer.echo(f"serving {', '.join(str(w) for w in worlds)} on http://{host}:{port}", err=True)
-    gc.collect()
-    gc.freeze()  # worlds, modules and schemas live as long as the server: keep them out of GC passes
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+        app, key = open_api(
+            worlds,
+            store=store,
+            token_ttl_s=token_ttl,
+            max_body_bytes=max_body_bytes,
+            mllp_port=mllp,
+            sftp_port=sftp_port,
+            sftp_host_key=sftp_host_key,
+        )
+        if not os.environ.get(KEY_ENVIRONMENT):
+            typer.echo(f"operator key: {key}  (set {KEY_ENVIRONMENT} to choose your own)", err=True)
+        gc.collect()
+        gc.freeze()  # worlds, modules and schemas live as long as the server: out of GC passes
+        served = ", ".join(str(world) for world in worlds)
+        announce = f"serving {served} on {{url}}"
+        run_server(app, host, port, ready_file=ready_file, deadline=deadline, announce=announce)
+    except KeyboardInterrupt:
+        if deadline.expired:
+            raise deadline.missed("serve") from None
+        raise

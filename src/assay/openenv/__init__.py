@@ -4,7 +4,7 @@ Needs the `openenv` extra (`pip install 'assay[openenv]'`).
 """
 
 try:
-    import openenv.core  # noqa: F401
+    import assay.openenv.upstream  # noqa: F401  (openenv-core, without Gradio: see there)
 except ImportError:  # pragma: no cover - only without the extra
     raise ImportError(
         "assay.openenv needs the openenv extra: pip install 'assay[openenv]'"

@@ -8,7 +8,7 @@ from datetime import datetime
 from functools import cached_property
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from assay.spec.task import TaskSpec
 from assay.spec.world import WorldSpec
@@ -18,6 +18,7 @@ from assay.world.database import WorldCopy
 from assay.world.kind import DatabaseKind, DatabaseRun, KindRun, WorldKind
 from assay.world.reserved import INSERT_ACTION, INSERT_REQUEST
 from assay.world.services import Service
+from assay.world.shared import SharedCopy
 from assay.world.tools import Tool
 
 if TYPE_CHECKING:
@@ -71,8 +72,9 @@ class World:
 
     @cached_property
     def initial(self) -> WorldCopy:
-        """The starting state, read-only; shared by every task run in this process."""
-        return self.backend.initial()
+        """The starting state, read-only; shared by every task run in this process, one thread
+        at a time (`assay.world.shared`)."""
+        return cast(WorldCopy, SharedCopy(self.backend.initial()))
 
     def close(self) -> None:
         """Close the read-only starting state and the backend's connections; reopened on use."""

@@ -1,0 +1,102 @@
+"""A server's start as `assay serve` and `assay openenv` run it: a deadline for the start, uvicorn,
+and a file written once the server listens, so that whoever started it waits for readiness rather
+than for a fixed time."""
+
+from __future__ import annotations
+
+import _thread
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+ReadyFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--ready-file",
+        help='Once the server listens, write {"url": ..., "port": ..., "pid": ...} here (JSON, '
+        "whole or not at all); removed as the server stops. With --port 0, the port it got.",
+    ),
+]
+StartTimeoutOption = Annotated[
+    float | None,
+    typer.Option(
+        "--start-timeout",
+        min=0.001,
+        help="Seconds the server may take to start listening, loading its worlds included; "
+        "past them it stops with exit code 1 (default: no limit).",
+    ),
+]
+
+
+class StartDeadline:
+    """A limit on a server's start, from the command's own start: past it, the main thread is
+    interrupted (KeyboardInterrupt) and `expired` is true."""
+
+    def __init__(self, seconds: float | None):
+        self.seconds, self.expired = seconds, False
+        self._lock = threading.Lock()
+        self._timer = None if seconds is None else threading.Timer(seconds, self._expire)
+        if self._timer is not None:
+            self._timer.daemon = True
+            self._timer.start()
+
+    def met(self) -> bool:
+        """The server is ready: the deadline no longer runs. False if it had already passed."""
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+            return not self.expired
+
+    def missed(self, command: str) -> typer.Exit:
+        typer.echo(
+            f"error: {command}: not listening within --start-timeout {self.seconds:g} s", err=True
+        )
+        return typer.Exit(1)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+        _thread.interrupt_main()
+
+
+def run_server(
+    app: Any,
+    host: str,
+    port: int,
+    *,
+    ready_file: Path | None,
+    deadline: StartDeadline,
+    announce: str,
+) -> None:
+    """Serve `app` on uvicorn until stopped; once it listens, meet `deadline`, write `ready_file`
+    and say `announce` on stderr with `{url}` replaced by where it listens (the port it got)."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets)
+            if self.should_exit or not deadline.met():
+                return
+            bound = self.servers[0].sockets[0].getsockname()[1]
+            if ready_file is not None:
+                _write_ready(ready_file, host, bound)
+            typer.echo(announce.replace("{url}", f"http://{host}:{bound}"), err=True)
+
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
+    try:
+        Server(config).run()
+    finally:
+        if ready_file is not None:
+            ready_file.unlink(missing_ok=True)
+
+
+def _write_ready(path: Path, host: str, port: int) -> None:
+    """Write the file whole under another name, then rename it: a reader never sees half."""
+    answer = {"url": f"http://{host}:{port}", "port": port, "pid": os.getpid()}
+    partial = path.with_name(f".{path.name}.{os.getpid()}")
+    partial.write_text(json.dumps(answer) + "\n")
+    partial.replace(path)

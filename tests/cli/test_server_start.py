@@ -1,0 +1,116 @@
+"""`--ready-file` and `--start-timeout` of the servers, as real processes: the file names the
+port a server got (with `--port 0`) once it answers, and goes as it stops; a server that cannot
+listen in time stops with exit code 1 and one line."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from processkit import READY_BOUND_S
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOP = ROOT / "worlds" / "shop"
+
+
+def assay(*args: str) -> list[str]:
+    return [sys.executable, "-c", "from assay.cli import main; main()", *args]
+
+
+def environment(tmp_path: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "ASSAY_HOME": str(tmp_path / "home"),
+        "ASSAY_API_KEY": "server-start-key",
+        "PYTHONPATH": str(ROOT / "src"),
+    }
+
+
+def wait_for_file(process: subprocess.Popen, path: Path) -> dict:
+    deadline = time.monotonic() + READY_BOUND_S
+    while not path.exists():
+        assert process.poll() is None, process.communicate()[1]
+        assert time.monotonic() < deadline, f"{path} never written"
+        time.sleep(0.05)
+    return json.loads(path.read_text())
+
+
+def test_serve_on_any_port_writes_where_it_listens_once_it_answers_and_removes_it_as_it_stops(
+    tmp_path,
+):
+    ready = tmp_path / "ready.json"
+    command = assay("serve", "--worlds", str(SHOP), "--port", "0", "--ready-file", str(ready))
+    server = subprocess.Popen(
+        [*command, "--store", str(tmp_path / "api.db")],
+        env=environment(tmp_path),
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        found = wait_for_file(server, ready)
+        assert found["pid"] == server.pid and found["port"] > 0
+        assert found["url"] == f"http://127.0.0.1:{found['port']}"
+        with urllib.request.urlopen(found["url"] + "/v1/health", timeout=30) as answer:
+            assert json.loads(answer.read()) == {"status": "ok"}
+    finally:
+        server.send_signal(signal.SIGINT)
+        _, stderr = server.communicate(timeout=60)
+    assert f"serving {SHOP} on {found['url']}" in stderr.splitlines()  # the port it got, not 0
+    assert not ready.exists()
+    assert not list(tmp_path.glob(".ready.json.*"))  # no half-written file left beside it
+
+
+def test_a_server_not_listening_within_its_start_timeout_stops_with_one_line(tmp_path):
+    ready = tmp_path / "ready.json"
+    command = assay("serve", "--worlds", str(SHOP), "--port", "0", "--ready-file", str(ready))
+    ended = subprocess.run(
+        [*command, "--store", str(tmp_path / "api.db"), "--start-timeout", "0.01"],
+        env=environment(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=READY_BOUND_S,
+    )
+    assert ended.returncode == 1, ended.stderr
+    lines = ended.stderr.strip().splitlines()
+    assert lines[-1] == "error: serve: not listening within --start-timeout 0.01 s"
+    assert "Traceback" not in ended.stderr
+    assert not ready.exists()
+
+
+def test_openenv_takes_the_same_flags(tmp_path):
+    pytest.importorskip("openenv.core")
+    ended = subprocess.run(
+        assay("openenv", str(SHOP), "--port", "0", "--start-timeout", "0.01"),
+        env=environment(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=READY_BOUND_S,
+    )
+    assert ended.returncode == 1, ended.stderr
+    assert ended.stderr.strip().splitlines()[-1] == (
+        "error: openenv: not listening within --start-timeout 0.01 s"
+    )
+    assert "Traceback" not in ended.stderr
+
+
+def test_importing_assay_openenv_leaves_gradio_unloaded_unless_its_web_interface_is_asked_for():
+    pytest.importorskip("openenv.core")
+    code = "import sys, assay.openenv; print('gradio' in sys.modules)"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    env.pop("ENABLE_WEB_INTERFACE", None)
+    quiet = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert quiet.stdout.strip() == "False", quiet.stderr
+    asked = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**env, "ENABLE_WEB_INTERFACE": "true"},
+        capture_output=True,
+        text=True,
+    )
+    assert asked.stdout.strip() == "True", asked.stderr
