@@ -7,8 +7,8 @@ import json
 from modelkit import StandIn
 
 from assay.provider import OPTIONS_ENV
+from assay.runs.handle import run_task
 from assay.runs.plan import new_id
-from assay.runs.taskrun import run_task
 from assay.taskrun.agents.scripted import ActionsAgent
 from assay.taskrun.model_customer import CUSTOMER_MODEL_ENV, SATISFIED
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from assay.runs.benchmark import Benchmark
+from assay.runs.handle import run_task
 from assay.runs.plan import PlannedRun
-from assay.runs.taskrun import run_task
 from assay.score.result import TaskRunResult
 from assay.taskrun.agents.isolated import DEFAULT_ACTION_TIMEOUT_S
 from assay.taskrun.agents.resolve import AgentFactory, agent_factory, close_agents
