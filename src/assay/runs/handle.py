@@ -215,7 +215,7 @@ def with_model_usage(result: TaskRunResult, driver: Agent | None) -> TaskRunResu
     if usage is None:
         return result
     summary = with_usage(result.summary, usage)
-    trajectory = {**(result.trajectory or {}), "transcript": driver.transcript}  # type: ignore[union-attr]
+    trajectory = {**(result.trajectory or {}), "transcript": getattr(driver, "transcript", None)}
     return result.model_copy(update={"summary": summary, "trajectory": trajectory})
 
 
