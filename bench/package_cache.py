@@ -60,8 +60,8 @@ def cookbook_task(parent: Path) -> Path:
 def task_runs_s(task_dir: Path, samples: int) -> dict[str, object]:
     """The first task run (cold cache, build included) and `samples` more, in seconds."""
     from assay.runs import open_benchmark
+    from assay.runs.handle import run_task
     from assay.runs.plan import new_id
-    from assay.runs.taskrun import run_task
     from assay.taskrun.agents.resolve import agent_factory
     from assay.world.container.packages import recorded
 

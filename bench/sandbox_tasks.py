@@ -44,8 +44,8 @@ def write_task(parent: Path, name: str, dockerfile: str | None, network: str = "
 
 def task_run_ms(task_dir: Path, agent: str) -> dict[str, float]:
     from assay.runs import open_benchmark
+    from assay.runs.handle import run_task
     from assay.runs.plan import new_id
-    from assay.runs.taskrun import run_task
     from assay.taskrun.agents.resolve import agent_factory
 
     benchmark = open_benchmark(task_dir)

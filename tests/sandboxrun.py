@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from assay.runs import open_benchmark
+from assay.runs.handle import run_task
 from assay.runs.plan import new_id
-from assay.runs.taskrun import run_task
 from assay.score.result import TaskRunResult
 from assay.taskrun.agents.resolve import agent_factory
 from assay.taskrun.agents.scripted import ActionsAgent

@@ -11,7 +11,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "assay"
 CONCEPTS = PACKAGE.parents[1] / "docs" / "concepts.md"
 
 # Top to bottom. `taskrun` and `verify` share a floor: neither imports the other (checks read the
-# final state, never the loop that made it). The surfaces may use one another.
+# final state, never the loop that made it). `served`, `rl` and `report` are the rooms surfaces
+# share (task runs served by id, episodes for trainers, pages of stored runs); a surface reaches
+# another's work only through them, never by importing the other surface (see SURFACE_STARTERS).
 LAYERS: list[set[str]] = [
     {
         "errors",
@@ -27,16 +29,15 @@ LAYERS: list[set[str]] = [
     {"score"},
     {"runs"},
     {"trust"},
+    {"served", "rl", "report"},
     {
         "cli",
         "api",
         "sdk",
         "mcp",
-        "report",
         "view",
         "client",
         "gym",
-        "rl",
         "openenv",
         "inspect",
         "evaluation",
@@ -45,6 +46,14 @@ LAYERS: list[set[str]] = [
 ]
 FLOOR = {name: index for index, names in enumerate(LAYERS) for name in names}
 SURFACES = len(LAYERS) - 1
+# The surfaces that start or mount others, and the surfaces each may import to do it: the
+# command line starts every server, the package's public face names the SDK, and the HTTP API
+# mounts the MCP server and the viewer under its own routes.
+SURFACE_STARTERS = {
+    "cli": LAYERS[SURFACES],
+    "__init__": LAYERS[SURFACES],
+    "api": {"mcp", "view"},
+}
 
 
 def _room(path: Path, package: Path = PACKAGE) -> str:
@@ -67,19 +76,28 @@ def _imported(tree: ast.AST) -> list[tuple[int, str]]:
     return found
 
 
+def _problem(room: str, target: str) -> str | None:
+    """Why `room` may not import `target`, if it may not."""
+    here, there = FLOOR[room], FLOOR[target]
+    if there > here or (there == here and here not in (0, SURFACES)):
+        return "a layer below it"
+    if here == SURFACES and there == SURFACES and target not in SURFACE_STARTERS.get(room, ()):
+        return "another surface (share through served, rl or report)"
+    return None
+
+
 def upward_imports(package: Path = PACKAGE) -> list[str]:
-    """`file:line: room imports room` for each import of a layer below the importer's own (or of
-    another room on the same floor, surfaces aside)."""
+    """`file:line: room imports room, why` for each import of a layer below the importer's own, of
+    another room on the same floor (the foundation aside), or of another surface (but for the
+    surfaces that start or mount it)."""
     problems = []
     for path in sorted(package.rglob("*.py")):
         room = _room(path, package)
         for line, target in _imported(ast.parse(path.read_text(encoding="utf-8"))):
-            if target == room:
-                continue
-            here, there = FLOOR[room], FLOOR[target]
-            if there > here or (there == here and here not in (0, SURFACES)):
+            problem = None if target == room else _problem(room, target)
+            if problem is not None:
                 where = path.relative_to(package.parent)
-                problems.append(f"{where}:{line}: {room} imports {target}, a layer below it")
+                problems.append(f"{where}:{line}: {room} imports {target}, {problem}")
     return problems
 
 
@@ -102,6 +120,22 @@ def test_an_import_of_a_lower_layer_is_caught(tmp_path):
     )
     assert upward_imports(tmp_path) == [
         f"{tmp_path.name}/verify/judge.py:2: verify imports taskrun, a layer below it"
+    ]
+
+
+def test_a_surface_importing_another_is_caught(tmp_path):
+    """The MCP server reaching into the HTTP API's rooms, rather than the served-run layer both
+    call; the API mounting the MCP server is allowed."""
+    for room in ("mcp", "api", "served"):
+        (tmp_path / room).mkdir()
+    (tmp_path / "served" / "context.py").write_text("")
+    (tmp_path / "mcp" / "local.py").write_text(
+        "from assay.served.context import Context\nfrom assay.api.context import Context\n"
+    )
+    (tmp_path / "api" / "app.py").write_text("from assay.mcp.local import LocalRun\n")
+    assert upward_imports(tmp_path) == [
+        f"{tmp_path.name}/mcp/local.py:2: mcp imports api, another surface "
+        "(share through served, rl or report)"
     ]
 
 

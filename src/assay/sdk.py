@@ -8,10 +8,10 @@ from typing import Any
 
 from assay.errors import UsageError
 from assay.runs.benchmark import Benchmark, open_benchmark
-from assay.runs.grade import grade
+from assay.runs.handle import TaskRunHandle
 from assay.runs.plan import new_id
 from assay.score.result import TaskRunResult
-from assay.taskrun.actions import AnyAction, Finish, Say, call
+from assay.taskrun.actions import AnyAction
 from assay.taskrun.observation import Observation
 from assay.taskrun.session import Session
 
@@ -30,36 +30,40 @@ class TaskRun:
         self.task = benchmark.tasks[task_id]
         self.agent = agent
         self.id = new_id("tr")
-        self.session = Session(benchmark.world, self.task)
-        self.observation: Observation = self.session.observe()
-        self.result: TaskRunResult | None = None
+        self.handle = TaskRunHandle(benchmark, self.task, run_id=self.id, agent=agent)
+        self.observation: Observation = self.handle.observe()
+
+    @property
+    def session(self) -> Session:
+        """The task run's session: its world, its customer, its turns."""
+        return self.handle.session
+
+    @property
+    def result(self) -> TaskRunResult | None:
+        """The result once graded; None while the run goes on."""
+        return self.handle.result
 
     def act(self, action: AnyAction | dict[str, Any]) -> Observation:
-        self.observation = self.session.act(action)
+        self.observation = self.handle.act(action)
         return self.observation
 
     def call(self, tool: str, **args: Any) -> Observation:
-        return self.act(call(tool, **args))
+        self.observation = self.handle.call(tool, **args)
+        return self.observation
 
     def say(self, text: str) -> Observation:
-        return self.act(Say(say=text))
+        self.observation = self.handle.say(text)
+        return self.observation
 
     def finish(self, output: str = "") -> TaskRunResult:
-        if not self.session.done:
-            self.act(Finish(finish=output))
-        return self.grade()
+        return self.handle.finish(output)
 
     def grade(self) -> TaskRunResult:
         """Grade however the run ended (ending it as cancelled if it is still going)."""
-        if self.result is None:
-            self.result = grade(
-                self.session, self.benchmark.verifiers, run_id=self.id, agent=self.agent
-            )
-        return self.result
+        return self.handle.grade()
 
     def close(self) -> None:
-        self.grade()
-        self.session.live.close()
+        self.handle.conclude()
         if self.owned:
             self.benchmark.close()
 

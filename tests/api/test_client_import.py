@@ -8,7 +8,7 @@ import sys
 
 from worldkit import ROOT
 
-SERVER_SIDE = ("uvicorn", "sqlalchemy", "assay.api.app", "assay.api.serve")
+SERVER_SIDE = ("uvicorn", "fastapi", "sqlalchemy", "assay.api", "assay.api.app", "assay.api.serve")
 
 
 def test_importing_the_client_loads_neither_the_app_nor_the_store():

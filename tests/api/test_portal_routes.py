@@ -7,8 +7,8 @@ from apikit import new_run, world_api
 from healthkit import write_portal_world
 
 from assay.runs import open_benchmark
+from assay.runs.handle import run_task
 from assay.runs.plan import new_id
-from assay.runs.taskrun import run_task
 from assay.taskrun.agents.scripted import ActionsAgent
 
 PA = {

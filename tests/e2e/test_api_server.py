@@ -16,10 +16,10 @@ from processkit import wait_ready
 from worldkit import ROOT, SHOP
 
 from assay.api.fhir_http import FHIR_PATH
-from assay.api.models import Completion, RunCreated
 from assay.client import ApiError, Client, RunClient
 from assay.runs import open_benchmark
 from assay.runs.store import open_store
+from assay.served.models import Completion, RunCreated
 from assay.taskrun.agents import ScriptedAgent
 from assay.taskrun.observation import Observation
 

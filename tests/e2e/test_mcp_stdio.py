@@ -13,7 +13,7 @@ from mcpkit import CLIENT, client_info, play, reference, shown, stdio, stored
 from worldkit import ROOT, SHOP
 
 from assay.runs import open_benchmark
-from assay.runs.taskrun import run_task
+from assay.runs.handle import run_task
 from assay.taskrun.agents import agent_factory
 
 

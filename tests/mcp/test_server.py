@@ -7,11 +7,11 @@ import pytest
 from mcpkit import CLIENT, client_info, shown
 from worldkit import SHOP
 
-from assay.api.catalog import Catalog
-from assay.api.context import Context
 from assay.mcp.local import BenchmarkDesk, LocalRun, TaskDesk, task_plan
 from assay.mcp.server import build_server
 from assay.runs.store import open_store
+from assay.served.catalog import Catalog
+from assay.served.context import Context
 
 
 @pytest.fixture

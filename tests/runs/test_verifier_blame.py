@@ -14,8 +14,8 @@ from trialkit import logs_with, stand_in
 
 from assay.runs import open_benchmark
 from assay.runs.aggregate import aggregate
+from assay.runs.handle import run_task
 from assay.runs.plan import new_id
-from assay.runs.taskrun import run_task
 from assay.score.result import TaskRunResult
 from assay.taskrun.agents.scripted import ActionsAgent
 from assay.world.container.kind import ContainerKind

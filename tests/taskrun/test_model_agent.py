@@ -6,8 +6,8 @@ import pytest
 from modelkit import ScriptedModel, StandIn, solutions_model
 
 from assay.provider import ModelOptions, make_client
+from assay.runs.handle import run_task
 from assay.runs.plan import new_id
-from assay.runs.taskrun import run_task
 from assay.taskrun.agents.model import ModelAgent
 
 TASK = "refund-double-charge"

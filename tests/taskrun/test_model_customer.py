@@ -5,8 +5,8 @@ from __future__ import annotations
 from modelkit import StandIn
 from settingskit import use_model_at, use_settings
 
+from assay.runs.handle import run_task
 from assay.runs.plan import new_id
-from assay.runs.taskrun import run_task
 from assay.taskrun.agents.scripted import ActionsAgent
 from assay.taskrun.model_customer import SATISFIED
 

@@ -226,7 +226,7 @@ def test_a_withdrawn_task_that_does_not_load_never_blocks_the_run(withdrawn_unlo
 
 
 def test_a_served_world_leaves_out_its_withdrawn_tasks(withdrawn_unloadable):
-    from assay.api.catalog import Catalog
+    from assay.served.catalog import Catalog
 
     world, store = withdrawn_unloadable
     with pytest.raises(SpecError, match="unknown table 'reviews'"):

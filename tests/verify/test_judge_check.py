@@ -12,8 +12,8 @@ from worldkit import write_world
 
 from assay.cli.app import run_app
 from assay.runs import open_benchmark
+from assay.runs.handle import run_task
 from assay.runs.plan import new_id
-from assay.runs.taskrun import run_task
 from assay.taskrun.agents.scripted import ActionsAgent
 from assay.trust.validate import validate_world
 

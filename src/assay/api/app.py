@@ -13,13 +13,23 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from assay import __version__
-from assay.api import benchmark_runs, criterion_runs, task_runs
-from assay.api.context import Context
+from assay.api import criterion_runs
 from assay.api.dependencies import AnyKey, Anyone
-from assay.api.errors import ErrorBody, error_response, install
+from assay.api.errors import install
 from assay.api.lane import FastLane, model_response, rejected_response
 from assay.api.limits import DEFAULT_MAX_BODY_BYTES, BodyLimit
-from assay.api.models import (
+from assay.api.routes_fhir import router as fhir_routes
+from assay.api.routes_files import router as files_routes
+from assay.api.routes_hl7 import router as hl7_routes
+from assay.api.routes_keys import router as key_routes
+from assay.api.routes_portal import router as portal_routes
+from assay.api.routes_voice import router as voice_routes
+from assay.api.routes_worlds import router as world_routes
+from assay.api.routes_x12 import router as x12_routes
+from assay.served import benchmark_runs, task_runs
+from assay.served.context import Context
+from assay.served.errors import ErrorBody, error_response
+from assay.served.models import (
     Act,
     BenchmarkRunOut,
     CheckRunOut,
@@ -31,14 +41,6 @@ from assay.api.models import (
     RunCreated,
     TaskRunOut,
 )
-from assay.api.routes_fhir import router as fhir_routes
-from assay.api.routes_files import router as files_routes
-from assay.api.routes_hl7 import router as hl7_routes
-from assay.api.routes_keys import router as key_routes
-from assay.api.routes_portal import router as portal_routes
-from assay.api.routes_voice import router as voice_routes
-from assay.api.routes_worlds import router as world_routes
-from assay.api.routes_x12 import router as x12_routes
 from assay.taskrun.observation import Observation
 
 

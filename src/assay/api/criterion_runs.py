@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from assay.api.auth import Caller
-from assay.api.context import Context
-from assay.api.errors import ApiError, not_found
-from assay.api.models import CheckRunOut, CheckRunPage
-from assay.api.views import check_out
 from assay.runs.store.progress import CheckRunRef
+from assay.served.auth import Caller
+from assay.served.context import Context
+from assay.served.errors import ApiError, not_found
+from assay.served.models import CheckRunOut, CheckRunPage
+from assay.served.views import check_out
 
 
 def list_criterion_runs(

@@ -8,8 +8,8 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPBearer
 
-from assay.api.auth import Caller
 from assay.runs.keys import Scope
+from assay.served.auth import Caller
 
 DESCRIPTION = (
     "The operator key (ASSAY_API_KEY), a key from `assay keys create`, or a benchmark run's token."

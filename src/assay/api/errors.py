@@ -1,4 +1,5 @@
-"""Every error the API returns is `{"error": {"code", "message"}}` with the right status."""
+"""Every error the API returns is `{"error": {"code", "message"}}` with the right status: the
+served-run layer's refusals (`assay.served.errors`), bad requests, unknown routes."""
 
 from __future__ import annotations
 
@@ -7,42 +8,10 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 
 from assay.errors import SpecError, UsageError
-
-
-class ErrorDetail(BaseModel):
-    code: str
-    message: str
-
-
-class ErrorBody(BaseModel):
-    error: ErrorDetail
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, code: str, message: str):
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-
-
-def error_response(
-    status: int, code: str, message: str, headers: dict[str, str] | None = None
-) -> JSONResponse:
-    if status == 401:
-        headers = {**(headers or {}), "WWW-Authenticate": "Bearer"}
-    return JSONResponse(
-        {"error": {"code": code, "message": message}}, status_code=status, headers=headers
-    )
-
-
-def not_found(what: str, ident: str) -> ApiError:
-    return ApiError(404, "not_found", f"no {what} {ident}")
-
+from assay.served.errors import ApiError, error_response
 
 HTTP_CODES = {
     400: "bad_request",

@@ -14,7 +14,8 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
 
-from assay.api.errors import HTTP_CODES, ApiError
+from assay.api.errors import HTTP_CODES
+from assay.served.errors import ApiError
 from assay.world.services.healthcare.fhir.limits import MAX_DEPTH, too_deep
 from assay.world.services.healthcare.fhir.outcomes import operation_outcome, refusal
 

@@ -14,12 +14,12 @@ from pydantic import BaseModel, ValidationError
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from assay.api import task_runs
-from assay.api.context import Context
-from assay.api.errors import ApiError, error_response
 from assay.api.limits import content_length, replay
-from assay.api.models import Act, Complete, RejectedBody
 from assay.errors import SpecError, UsageError
+from assay.served import task_runs
+from assay.served.context import Context
+from assay.served.errors import ApiError, error_response
+from assay.served.models import Act, Complete, RejectedBody
 
 HOT = re.compile(r"/v1/task-runs/([^/]+)/(start|act|complete)")
 # the request cycle of uvicorn's httptools protocol, whose `transport` the lane's answers write to

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from assay.api.errors import error_response
 from assay.api.fhir_http import FHIR_PATH, too_large
+from assay.served.errors import error_response
 
 MAX_BODY_ENVIRONMENT = "ASSAY_MAX_BODY_BYTES"
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024

@@ -16,8 +16,8 @@ import anyio
 from anyio.abc import TaskGroup, TaskStatus
 from starlette.types import Receive, Scope, Send
 
-from assay.api.context import Context
 from assay.api.errors import error_response
+from assay.served.context import Context
 
 
 class DeferredMcp:

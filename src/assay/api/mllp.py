@@ -13,15 +13,15 @@ from typing import TYPE_CHECKING
 
 from hl7.mllp import InvalidBlockError, start_hl7_server
 
-from assay.api.auth import Caller
-from assay.api.errors import ApiError
 from assay.api.sandbox_calls import call_on_started
+from assay.served.auth import Caller
+from assay.served.errors import ApiError
 from assay.world.services.healthcare.hl7.acks import ack_message, answer_codes
 from assay.world.services.healthcare.hl7.errors import APPLICATION_INTERNAL_ERROR, SEGMENT_SEQUENCE
 from assay.world.services.healthcare.hl7.verdicts import refused
 
 if TYPE_CHECKING:
-    from assay.api.context import Context
+    from assay.served.context import Context
 
 HOST = "127.0.0.1"
 LIMIT = 1 << 20  # the largest framed message, in bytes

@@ -10,9 +10,7 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 
 from assay import __version__
-from assay.api.auth import Caller
 from assay.api.dependencies import Anyone
-from assay.api.errors import ApiError
 from assay.api.fhir_http import (
     CONTROL,
     FHIR_JSON,
@@ -27,6 +25,8 @@ from assay.api.fhir_http import (
 from assay.api.fhir_replies import replied
 from assay.api.sandbox_calls import call_in_world
 from assay.errors import ToolError
+from assay.served.auth import Caller
+from assay.served.errors import ApiError
 from assay.world.services.healthcare.fhir.capability import capability_statement
 from assay.world.services.healthcare.fhir.params import searchable_types
 from assay.world.services.lookup import service_for

@@ -7,9 +7,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict
 
-from assay.api.auth import Caller
 from assay.api.dependencies import Anyone
 from assay.api.sandbox_calls import SERVICE_RESPONSES, call_on_started, event_response
+from assay.served.auth import Caller
 
 router = APIRouter(prefix="/v1/benchmark-runs/{run_id}/hl7", tags=["services"])
 STATUSES = {"no_service": 404}

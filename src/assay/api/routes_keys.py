@@ -9,10 +9,10 @@ from fastapi.responses import JSONResponse
 from pydantic import Field
 
 from assay.api.dependencies import Operator
-from assay.api.errors import ApiError, ErrorBody
-from assay.api.models import Request as Body
 from assay.errors import UsageError
 from assay.runs.keys import Scope, create_key, now_stamp
+from assay.served.errors import ApiError, ErrorBody
+from assay.served.models import Request as Body
 
 router = APIRouter(prefix="/v1/keys", tags=["keys"])
 RESPONSES: dict[int | str, dict[str, Any]] = {

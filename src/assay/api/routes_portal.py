@@ -8,10 +8,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Request
 from fastapi.responses import JSONResponse
 
-from assay.api.auth import Caller
 from assay.api.dependencies import Anyone
-from assay.api.errors import ApiError
 from assay.api.sandbox_calls import SERVICE_RESPONSES, call_on_started, event_response
+from assay.served.auth import Caller
+from assay.served.errors import ApiError
 
 router = APIRouter(prefix="/v1/benchmark-runs/{run_id}/portal", tags=["services"])
 STATUSES = {"not_found": 404, "conflict": 409, "validation_failed": 422, "no_service": 404}

@@ -9,12 +9,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.api.auth import Caller
 from assay.api.dependencies import AnyKey, Builder
-from assay.api.errors import ApiError, ErrorBody
 from assay.errors import UsageError
 from assay.runs.benchmark import Benchmark
 from assay.runs.episodes import HoldoutRefused, failed_episodes
+from assay.served.auth import Caller
+from assay.served.errors import ApiError, ErrorBody
 from assay.trust.withdrawn import world_states
 
 router = APIRouter(prefix="/v1", tags=["worlds"])

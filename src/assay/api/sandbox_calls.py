@@ -7,11 +7,11 @@ from typing import Any
 
 from fastapi.responses import JSONResponse
 
-from assay.api.auth import Caller
-from assay.api.context import Context
-from assay.api.errors import ApiError, ErrorBody
-from assay.api.models import Act
-from assay.api.task_runs import act
+from assay.served.auth import Caller
+from assay.served.context import Context
+from assay.served.errors import ApiError, ErrorBody
+from assay.served.models import Act
+from assay.served.task_runs import act
 from assay.taskrun.observation import Event
 
 # What a service surface may answer besides its result: documented for the OpenAPI document.

@@ -9,15 +9,14 @@ from pathlib import Path
 from fastapi import FastAPI
 
 from assay.api.app import create_app
-from assay.api.auth import new_key
-from assay.api.catalog import Catalog
-from assay.api.context import Context
 from assay.api.limits import DEFAULT_MAX_BODY_BYTES, MAX_BODY_ENVIRONMENT
 from assay.errors import UsageError
 from assay.runs.store import open_store
+from assay.served.auth import DAY_S, new_key
+from assay.served.catalog import Catalog
+from assay.served.context import Context
 
 KEY_ENVIRONMENT = "ASSAY_API_KEY"
-DAY_S = 24 * 3600.0
 
 
 def open_api(

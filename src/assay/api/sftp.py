@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 import asyncssh
 
-from assay.api.errors import ApiError
 from assay.api.sftp_view import RunTree
 from assay.errors import UsageError
+from assay.served.errors import ApiError
 
 if TYPE_CHECKING:
-    from assay.api.context import Context
+    from assay.served.context import Context
 
 HOST = "127.0.0.1"
 

@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 import asyncssh
 
-from assay.api.auth import Caller
-from assay.api.errors import ApiError
 from assay.api.sandbox_calls import call_on_started, started_task_run
+from assay.served.auth import Caller
+from assay.served.errors import ApiError
 from assay.world.services.healthcare.files.folders import Entry
 from assay.world.services.healthcare.globs import BadTreePath, tree_path
 
 if TYPE_CHECKING:
-    from assay.api.context import Context
+    from assay.served.context import Context
 
 WRITING = asyncssh.FXF_WRITE | asyncssh.FXF_CREAT | asyncssh.FXF_TRUNC | asyncssh.FXF_APPEND
 REFUSALS = {

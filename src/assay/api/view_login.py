@@ -19,9 +19,9 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Form, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from assay.api.auth import Auth, Caller
-from assay.api.errors import ApiError
 from assay.runs.keys import now_stamp
+from assay.served.auth import Auth, Caller
+from assay.served.errors import ApiError
 
 COOKIE = "assay_view"
 SESSION_S = 12 * 3600

@@ -11,12 +11,13 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import ToolDef, ToolParams
 
 from assay.runs.benchmark import Benchmark
-from assay.sdk import TaskRun
+from assay.runs.handle import TaskRunHandle
+from assay.runs.plan import new_id
 from assay.taskrun.agents.conversation import FINISH_TOOL, system_message
 from assay.taskrun.observation import Observation
 
 # The task run of each sample, by the sample's uuid, from the solver until the cleanup.
-RUNS: dict[str, TaskRun] = {}
+RUNS: dict[str, TaskRunHandle] = {}
 
 
 @solver
@@ -24,11 +25,13 @@ def assay_agent(benchmark: Benchmark) -> Solver:
     """Start the sample's task run, then let inspect's `react` agent drive it."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        run = TaskRun(benchmark, state.metadata["task_id"], agent=f"inspect:{state.model}")
+        task = benchmark.tasks[state.metadata["task_id"]]
+        run = TaskRunHandle(benchmark, task, run_id=new_id("tr"), agent=f"inspect:{state.model}")
         RUNS[state.uuid] = run
+        observation = run.observe()
         agent = react(
-            prompt=system_message(run.observation)["content"],
-            tools=[_role_tool(run, described) for described in run.observation.tools],
+            prompt=system_message(observation)["content"],
+            tools=[_role_tool(run, described) for described in observation.tools],
             submit=AgentSubmit(name="finish", tool=_finish_tool(), answer_only=True),
             on_continue=_said_to_the_customer(run),
         )
@@ -37,14 +40,14 @@ def assay_agent(benchmark: Benchmark) -> Solver:
     return solve
 
 
-def run_of(state: TaskState) -> TaskRun | None:
+def run_of(state: TaskState) -> TaskRunHandle | None:
     return RUNS.get(state.uuid)
 
 
 def close_run(state: TaskState) -> None:
     run = RUNS.pop(state.uuid, None)
     if run is not None:
-        run.close()
+        run.conclude()
 
 
 def shown(observation: Observation) -> str:
@@ -59,7 +62,7 @@ def shown(observation: Observation) -> str:
     )
 
 
-def _role_tool(run: TaskRun, described: dict[str, Any]) -> ToolDef:
+def _role_tool(run: TaskRunHandle, described: dict[str, Any]) -> ToolDef:
     async def execute(**args: Any) -> str:
         return shown(run.call(described["name"], **args))
 
@@ -95,12 +98,12 @@ def _finish_tool() -> ToolDef:
     )
 
 
-def _said_to_the_customer(run: TaskRun) -> Any:
+def _said_to_the_customer(run: TaskRunHandle) -> Any:
     """A reply with no tool call is said to the customer, whose answer is the next user message;
     the loop stops once the task run has ended (its turns are spent)."""
 
     async def on_continue(state: AgentState) -> bool | str:
-        if run.session.done:
+        if run.done:
             return False
         if state.output.message.tool_calls:
             return True

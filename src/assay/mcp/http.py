@@ -22,13 +22,13 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.datastructures import Headers
 from starlette.types import Message, Receive, Scope, Send
 
-from assay.api.auth import Caller
-from assay.api.context import Context
-from assay.api.errors import ApiError, error_response
 from assay.mcp.brief import brief_at_start
 from assay.mcp.served import ServedTaskRun
 from assay.mcp.server import build_server
 from assay.runs.store.progress import TaskRunRef
+from assay.served.auth import Caller
+from assay.served.context import Context
+from assay.served.errors import ApiError, error_response
 
 # Open sessions one task run may hold (the SDK answers 503 past it); a quiet one ends after the
 # SDK's idle timeout (30 minutes), which frees its place.

@@ -8,14 +8,15 @@ from typing import Any
 
 from mcp import types
 
-from assay.api import benchmark_runs
-from assay.api.auth import Caller
-from assay.api.context import Context
-from assay.api.models import CreateRun, RunCreated
 from assay.mcp.brief import HOW
 from assay.mcp.results import noted, refused, structured
 from assay.mcp.served import ServedTaskRun
 from assay.mcp.tools import START, start_tool
+from assay.served import benchmark_runs
+from assay.served.auth import Caller
+from assay.served.context import Context
+from assay.served.finishing import FINISHED
+from assay.served.models import CreateRun, RunCreated
 
 OPERATOR = Caller(scope="admin")
 
@@ -45,7 +46,7 @@ class LocalRun:
         if self.created is None:
             return None
         run_id = self.created.benchmark_run_id
-        if self.context.store.benchmark_run(run_id).phase not in benchmark_runs.FINISHED:
+        if self.context.store.benchmark_run(run_id).phase not in FINISHED:
             benchmark_runs.cancel_run(self.context, OPERATOR, run_id)
         return run_id
 

@@ -1,5 +1,5 @@
 """One task run of the API's flow as an MCP client drives it: started on first use, each action
-stored as it is taken, graded and stored when it finishes or is cancelled (`api/task_runs.py`)."""
+stored as it is taken, graded and stored when it finishes or is cancelled (`served/task_runs.py`)."""
 
 from __future__ import annotations
 
@@ -8,15 +8,15 @@ from typing import Any
 
 from mcp import types
 
-from assay.api import task_runs
-from assay.api.auth import Caller
-from assay.api.context import Context
-from assay.api.errors import ApiError
-from assay.api.models import Act
 from assay.mcp.brief import brief
 from assay.mcp.results import ENDED, graded, observed, refused
 from assay.mcp.tools import FINISH, REPLY, own_tools, role_tools
 from assay.runs.store.progress import TaskRunRef
+from assay.served import task_runs
+from assay.served.auth import Caller
+from assay.served.context import Context
+from assay.served.errors import ApiError
+from assay.served.models import Act
 from assay.spec.task import TaskSpec
 from assay.taskrun.observation import Observation
 

@@ -14,10 +14,6 @@ import anyio
 from mcp.server import NotificationOptions, Server
 from mcp.server.stdio import stdio_server
 
-from assay.api.auth import new_key
-from assay.api.catalog import Catalog
-from assay.api.context import Context
-from assay.api.serve import DAY_S
 from assay.errors import UsageError
 from assay.mcp.brief import brief_at_start
 from assay.mcp.local import BenchmarkDesk, LocalRun, TaskDesk, task_plan
@@ -26,6 +22,9 @@ from assay.mcp.tools import RESERVED
 from assay.runs.benchmark import Benchmark
 from assay.runs.plan import DEFAULT_SPLITS, select_tasks
 from assay.runs.store import open_store
+from assay.served.auth import DAY_S, new_key
+from assay.served.catalog import Catalog
+from assay.served.context import Context
 from assay.spec.task import TaskSpec
 from assay.trust.withdrawn import withdrawn_among
 

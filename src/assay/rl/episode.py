@@ -4,20 +4,17 @@ ends, then the task run's reward, with its grading in `info`."""
 from __future__ import annotations
 
 import json
-import sqlite3
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from assay.errors import AssayError, EnvironmentFailure
 from assay.runs.benchmark import Benchmark
-from assay.runs.grade import grade, world_failed
+from assay.runs.handle import TaskRunHandle
 from assay.score.result import TaskRunResult
 from assay.spec.task import TaskSpec
 from assay.taskrun.actions import ONE_OF, AnyAction, InvalidAction, parse_action
 from assay.taskrun.observation import Observation, notice
-from assay.taskrun.session import Session, SessionOver
+from assay.taskrun.session import SessionOver
 
 TRUNCATING = ("max_turns", "timeout")  # the run was cut short, not brought to an end
 FINAL_FIELDS = ("outcome", "reward", "score", "verdict", "passed", "status", "summary", "checks")
@@ -39,7 +36,8 @@ class Transition:
 
 
 class Episode:
-    """A task run started now; `act` until a transition is done, then it is graded and closed."""
+    """A task run started now; `act` until a transition is done, then it is graded and closed.
+    A world that cannot be reset raises EnvironmentFailure (`assay.runs.handle.ResetFailed`)."""
 
     def __init__(
         self,
@@ -51,14 +49,14 @@ class Episode:
         agent: str = "",
         on_result: Callable[[TaskRunResult], None] | None = None,
     ):
-        self.benchmark, self.task, self.run_id = benchmark, task, run_id
-        self.repeat, self.agent, self.on_result = repeat, agent, on_result
-        self.started = time.perf_counter()
-        try:
-            self.session = Session(benchmark.world, task)
-        except (AssayError, OSError, sqlite3.Error) as failure:
-            raise EnvironmentFailure(f"the world could not be reset: {failure}") from None
-        self.result: TaskRunResult | None = None
+        self.task, self.run_id, self.on_result = task, run_id, on_result
+        self.handle = TaskRunHandle(benchmark, task, run_id=run_id, repeat=repeat, agent=agent)
+        self.session = self.handle.session
+
+    @property
+    def result(self) -> TaskRunResult | None:
+        """The result once graded."""
+        return self.handle.result
 
     def observation(self) -> Observation:
         return self.session.observe()
@@ -80,20 +78,20 @@ class Episode:
             return self.reject(str(action)[:200], f"the action is nested too deeply; {ONE_OF}")
         except InvalidAction as error:
             return self.reject(action if isinstance(action, str) else _as_text(action), str(error))
-        return self._after(self.session.act(parsed))
+        return self._after(self.handle.act(parsed))
 
     def reject(self, text: str, message: str) -> Transition:
         """A rejected attempt: it takes a turn and the agent is told `message`."""
         self._refuse_when_over()
         if self.session.done:
             return self._ended(self.session.observe())
-        return self._after(self.session.reject(text, message))
+        return self._after(self.handle.reject(text, message))
 
     def oversized(self, transition: Transition, message: str) -> Transition:
         """An observation too large to hand over: a run still going ends as the world's failure
         (not scored); one already over keeps its grading and shows only `message`."""
         if not transition.done:
-            return self._ended(self.session.fail_world(message))
+            return self._ended(self.handle.fail_world(message))
         shown = transition.observation.model_copy(update={"events": [notice(message)]})
         return replace(transition, observation=shown)
 
@@ -101,10 +99,10 @@ class Episode:
         """Stop here: a run still going ends as cancelled (graded only when its result is kept)."""
         if self.result is not None:
             return
-        self.session.end("cancelled")
+        self.handle.cancel()
         if self.on_result is not None:
             self._grade()
-        self.session.live.close()
+        self.handle.close()
 
     def _refuse_when_over(self) -> None:
         if self.result is not None:
@@ -124,10 +122,7 @@ class Episode:
         return Transition(observation, 0.0, False, False, info)
 
     def _ended(self, observation: Observation) -> Transition:
-        try:
-            result = self._grade()
-        finally:
-            self.session.live.close()
+        result = self._grade()
         data = (result.redacted() if self.task.split == "holdout" else result).as_json(
             trajectory=False
         )
@@ -143,20 +138,8 @@ class Episode:
         return Transition(observation, reward, not truncated, truncated, info)
 
     def _grade(self) -> TaskRunResult:
-        try:
-            result = grade(
-                self.session,
-                self.benchmark.verifiers,
-                run_id=self.run_id,
-                repeat=self.repeat,
-                agent=self.agent,
-                started=self.started,
-            )
-        except Exception as failure:  # grading itself broke: a result that says so, not a crash
-            result = world_failed(
-                self.task, f"grading failed: {failure}", run_id=self.run_id, repeat=self.repeat
-            )
-        self.result = result
+        """The result, graded and the world closed (`TaskRunHandle.conclude`), then kept."""
+        result = self.handle.conclude()
         if self.on_result is not None:
             self.on_result(result)
         return result

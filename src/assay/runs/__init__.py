@@ -25,6 +25,6 @@ _EXPORTS = {
     "assay.runs.plan": ["PlannedRun", "plan", "select_tasks"],
     "assay.runs.pool": ["ProcessExecutor"],
     "assay.runs.run": ["BenchmarkOutcome", "BenchmarkRunResult", "prepare", "run_benchmark"],
-    "assay.runs.taskrun": ["run_task"],
+    "assay.runs.handle": ["ResetFailed", "TaskRunHandle", "run_task"],
 }
 __all__, __getattr__ = lazy_names(__name__, _EXPORTS)

@@ -16,8 +16,8 @@ from typing import Protocol
 
 from assay.registry import Registry
 from assay.runs.benchmark import Benchmark
+from assay.runs.handle import run_task
 from assay.runs.plan import PlannedRun
-from assay.runs.taskrun import run_task
 from assay.score.result import TaskRunResult
 from assay.taskrun.agents.isolated import DEFAULT_ACTION_TIMEOUT_S
 from assay.taskrun.agents.names import parse_agent

@@ -14,9 +14,10 @@ from pydantic import BaseModel
 
 from assay.errors import EnvironmentFailure
 from assay.runs.benchmark import Benchmark
+from assay.runs.handle import TaskRunHandle
+from assay.runs.plan import new_id
 from assay.score.result import TaskRunResult
 from assay.spec.task import TaskSpec
-from assay.taskrun.session import Session
 from assay.trust.diff import differences
 from assay.trust.record import run_record
 from assay.trust.validate import attempt
@@ -47,7 +48,7 @@ def isolation_facts(benchmark: Benchmark) -> list[Fact]:
     return [
         identical_resets(benchmark, solved[:1]),
         controlled_clock(benchmark, solved),
-        no_network(world, next(iter(world.tasks.values()), None)),
+        no_network(benchmark, next(iter(world.tasks.values()), None)),
     ]
 
 
@@ -98,7 +99,7 @@ def controlled_clock(benchmark: Benchmark, solved: list[TaskSpec]) -> Fact:
     return Fact(name="controlled_clock", held=not found, measured=measured, found=found)
 
 
-def no_network(world: World, task: TaskSpec | None) -> Fact:
+def no_network(benchmark: Benchmark, task: TaskSpec | None) -> Fact:
     """A probe tool run as the world's tools are run: it tries a loopback connection to a listener
     opened here and a name lookup; both must be refused, and the listener must see nobody."""
     if task is None:
@@ -117,7 +118,7 @@ def no_network(world: World, task: TaskSpec | None) -> Fact:
             socket.getaddrinfo("example.org", 443)
             return "resolved"
 
-        outcomes = [_probe(world, task, fn) for fn in (connect, look_up)]
+        outcomes = [_probe(benchmark, task, fn) for fn in (connect, look_up)]
         arrived = _accepted(listener)
     found = [outcome for outcome in outcomes if "tools run offline" not in outcome]
     if arrived:
@@ -129,15 +130,16 @@ def no_network(world: World, task: TaskSpec | None) -> Fact:
     return Fact(name="no_network", held=not found, measured=measured, found=found)
 
 
-def _probe(world: World, task: TaskSpec, fn: object) -> str:
-    session = Session(world, task)
+def _probe(benchmark: Benchmark, task: TaskSpec, fn: object) -> str:
+    """A tool run as the world's tools are, in a task run of `task` that is then dropped."""
+    run = TaskRunHandle(benchmark, task, run_id=new_id("tr"), agent="network_probe")
     try:
-        status, payload = session.execute_tool(Tool(fn, name="network_probe"), {})  # type: ignore[arg-type]
+        status, payload = run.session.execute_tool(Tool(fn, name="network_probe"), {})  # type: ignore[arg-type]
         return f"the probe {status}: {payload}"
     except EnvironmentFailure as refused:
         return str(refused).removeprefix("tool network_probe raised ")
     finally:
-        session.live.close()
+        run.close()
 
 
 def _accepted(listener: socket.socket) -> bool:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from assay.errors import SpecError, UsageError
 from assay.runs.benchmark import Benchmark, service_kinds
+from assay.runs.handle import run_task
 from assay.runs.plan import new_id
-from assay.runs.taskrun import run_task
 from assay.score.result import TaskRunResult
 from assay.spec.files import shown
 from assay.spec.load import TASKS_DIR

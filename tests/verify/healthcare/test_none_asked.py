@@ -16,8 +16,8 @@ from healthkit import (
 )
 
 from assay.errors import SpecError
+from assay.runs.handle import run_task
 from assay.runs.plan import new_id
-from assay.runs.taskrun import run_task
 from assay.taskrun.agents.scripted import ActionsAgent
 
 

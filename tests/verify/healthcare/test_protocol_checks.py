@@ -7,8 +7,8 @@ import pytest
 from healthkit import A04, tool_results, write_files_world, write_hl7_world, write_x12_world
 
 from assay.errors import SpecError
+from assay.runs.handle import run_task
 from assay.runs.plan import new_id
-from assay.runs.taskrun import run_task
 from assay.taskrun.agents.scripted import ActionsAgent
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from healthkit import claim_837, tool_results, write_x12_world
 
+from assay.runs.handle import run_task
 from assay.runs.plan import new_id
-from assay.runs.taskrun import run_task
 from assay.taskrun.agents.scripted import ActionsAgent
 from assay.world.services.healthcare.x12.paths import parse, read
 

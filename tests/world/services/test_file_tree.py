@@ -9,8 +9,8 @@ import pytest
 from healthkit import ROSTER, tool_results, write_files_world
 
 from assay.errors import ServiceError
+from assay.runs.handle import run_task
 from assay.runs.plan import new_id
-from assay.runs.taskrun import run_task
 from assay.taskrun.agents.scripted import ActionsAgent
 from assay.verify.healthcare.formats import parsed, path_problem, value
 from assay.world.services.healthcare.globs import matches

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from healthkit import A04, tool_results, write_hl7_world
 
+from assay.runs.handle import run_task
 from assay.runs.plan import new_id
-from assay.runs.taskrun import run_task
 from assay.taskrun.agents.scripted import ActionsAgent
 from assay.world.services.healthcare.hl7.paths import BadPath, parse_path, read
 

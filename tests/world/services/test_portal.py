@@ -9,8 +9,8 @@ import pytest
 from healthkit import tool_results, write_portal_world
 
 from assay.errors import SpecError
+from assay.runs.handle import run_task
 from assay.runs.plan import new_id
-from assay.runs.taskrun import run_task
 from assay.taskrun.agents.scripted import ActionsAgent
 
 PA = {

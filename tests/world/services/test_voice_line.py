@@ -9,8 +9,8 @@ import pytest
 from healthkit import tool_results, write_line_world
 
 from assay.errors import SpecError
+from assay.runs.handle import run_task
 from assay.runs.plan import new_id
-from assay.runs.taskrun import run_task
 from assay.taskrun.agents.scripted import ActionsAgent
 
 CALL = {"call": {"tool": "voice_call", "args": {"number": "+1-800-555-0100"}}}

@@ -6,8 +6,8 @@ from __future__ import annotations
 from healthkit import APPOINTMENT, write_ehr_world
 
 from assay.runs import open_benchmark
+from assay.runs.handle import run_task
 from assay.runs.plan import new_id
-from assay.runs.taskrun import run_task
 from assay.taskrun.agents.scripted import ActionsAgent
 
 

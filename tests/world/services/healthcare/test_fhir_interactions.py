@@ -8,8 +8,8 @@ import json
 import pytest
 from healthkit import write_ehr_world
 
+from assay.runs.handle import run_task
 from assay.runs.plan import new_id
-from assay.runs.taskrun import run_task
 from assay.taskrun.agents.scripted import ActionsAgent
 
 MRN = "http://genhosp.example/mrn"

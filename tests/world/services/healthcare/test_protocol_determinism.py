@@ -10,8 +10,8 @@ import pytest
 from healthkit import A04, ROSTER, claim_837, write_files_world, write_hl7_world, write_x12_world
 
 from assay.runs import open_benchmark
+from assay.runs.handle import run_task
 from assay.runs.plan import new_id
-from assay.runs.taskrun import run_task
 from assay.taskrun.agents.scripted import ActionsAgent
 
 

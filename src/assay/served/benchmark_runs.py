@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from assay.api.auth import Caller
-from assay.api.context import Context
-from assay.api.errors import ApiError
-from assay.api.models import (
+from assay.errors import UsageError
+from assay.runs.aggregate import Figures
+from assay.runs.plan import DEFAULT_SPLITS, new_id, plan, select_tasks
+from assay.runs.run import always_scored
+from assay.served.auth import Caller
+from assay.served.context import Context
+from assay.served.errors import ApiError
+from assay.served.finishing import FINISHED, finish_run
+from assay.served.models import (
     BenchmarkRef,
     BenchmarkRunOut,
     CreateRun,
@@ -13,16 +18,10 @@ from assay.api.models import (
     TaskRunLink,
     TaskRunOut,
 )
-from assay.api.surfaces import listener_endpoints, service_endpoints
-from assay.api.views import completion
-from assay.errors import UsageError
-from assay.runs.aggregate import Figures, aggregate
-from assay.runs.plan import DEFAULT_SPLITS, new_id, plan, select_tasks
-from assay.runs.run import always_scored
-from assay.runs.store import RunRecord
+from assay.served.surfaces import listener_endpoints, service_endpoints
+from assay.served.task_runs import cancel_task_run
+from assay.served.views import completion
 from assay.trust.withdrawn import withdrawn_among
-
-FINISHED = ("completed", "cancelled")
 
 
 def create_run(context: Context, caller: Caller, body: CreateRun) -> RunCreated:
@@ -136,32 +135,15 @@ def view_run(context: Context, caller: Caller, run_id: str) -> BenchmarkRunOut:
     )
 
 
-def finish_if_done(context: Context, run_id: str) -> None:
-    """Count a task run of the run as finished; the run completes itself when that was the last."""
-    if context.all_finished(run_id):
-        record = context.store.benchmark_run(run_id)
-        if record.phase not in FINISHED:
-            _finish(context, record, "completed")  # once, whichever server gets there first
-
-
 def cancel_run(context: Context, caller: Caller, run_id: str) -> BenchmarkRunOut:
     """Cancel every unfinished task run; finished ones are kept and aggregated."""
-    from assay.api.task_runs import cancel_task_run
-
     record = context.record(caller, run_id)
     if record.phase in FINISHED:
         raise ApiError(409, record.phase, f"benchmark run {run_id} is already {record.phase}")
     for task_run_id in context.progress.unfinished(run_id):
         cancel_task_run(context, caller, task_run_id, finish_run=False)
-    _finish(context, record, "cancelled")
+    finish_run(context, record, "cancelled")
     return view_run(context, caller, run_id)
-
-
-def _finish(context: Context, record: RunRecord, phase: str) -> None:
-    figures = aggregate(context.store.task_rows(record.id))
-    context.store.finish_benchmark_run(
-        record.id, phase=phase, status=phase, figures=figures.model_dump(mode="json")
-    )
 
 
 def _benchmark_ref(name: str, version: str) -> BenchmarkRef:

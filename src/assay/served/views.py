@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from assay.api.models import CheckRunOut, Completion
 from assay.score.result import TaskRunResult
+from assay.served.models import CheckRunOut, Completion
 from assay.verify.model import CheckRun
 
 

@@ -6,10 +6,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from assay.api.errors import ErrorDetail
 from assay.runs.aggregate import Figures
 from assay.score.summary import Summary
 from assay.score.task import Axis, Outcome, Verdict
+from assay.served.errors import ErrorDetail
 from assay.spec.task import Split
 from assay.spec.verifier_choice import SHARED_REFUSED, VerifierChoice
 from assay.taskrun.actions import ToolCall

@@ -3,16 +3,14 @@ a restarted server rebuilds a task run's world by replaying them."""
 
 from __future__ import annotations
 
-from assay.api.auth import Caller
-from assay.api.benchmark_runs import finish_if_done
-from assay.api.context import Context, Flying
-from assay.api.errors import ApiError
-from assay.api.models import Act, Completion, TaskRunOut
-from assay.api.views import completion
-from assay.runs.grade import grade, world_failed
+from assay.served.auth import Caller
+from assay.served.context import Context, Flying
+from assay.served.errors import ApiError
+from assay.served.finishing import finish_if_done
+from assay.served.models import Act, Completion, TaskRunOut
+from assay.served.views import completion
 from assay.taskrun.actions import Finish
 from assay.taskrun.observation import Observation
-from assay.taskrun.session import Session
 
 
 class Rejected(ApiError):
@@ -28,13 +26,12 @@ def start(context: Context, caller: Caller, task_run_id: str) -> Observation:
     ref = context.task_run(caller, task_run_id)
     if ref.phase != "created":
         raise ApiError(409, "already_started", f"task run {task_run_id} was already started")
-    info = context.run_info(ref.benchmark_run_id)
-    session = Session(info.benchmark.world, info.benchmark.tasks[ref.task_id])
+    handle = context.open_task_run(ref)
     if not context.progress.start(ref):
-        session.live.close()
+        handle.close()
         raise ApiError(409, "already_started", f"task run {task_run_id} was already started")
-    context.flying[ref.id] = Flying(session, ref.benchmark_run_id, ref.repeat)
-    return session.observe()
+    context.flying[ref.id] = Flying(handle, ref.benchmark_run_id)
+    return handle.observe()
 
 
 def act(context: Context, caller: Caller, task_run_id: str, body: Act) -> Observation:
@@ -48,7 +45,7 @@ def act(context: Context, caller: Caller, task_run_id: str, body: Act) -> Observ
         and context.may_see(caller, flying.benchmark_run_id)
     ):
         action = body.action()
-        observation = flying.session.act(action)
+        observation = flying.handle.act(action)
         if context.progress.record_if_started(task_run_id, flying.recorded, action):
             flying.recorded += 1
             return _answer(observation)
@@ -61,13 +58,15 @@ def _act_from_store(context: Context, caller: Caller, task_run_id: str, body: Ac
     is missing or behind."""
     ref = context.task_run(caller, task_run_id)
     flying = context.in_flight(ref)
-    session = flying.session
-    if session.done:
+    handle = flying.handle
+    if handle.done:
         raise ApiError(
-            409, "ended", f"task run {task_run_id} has ended ({session.termination}); complete it"
+            409,
+            "ended",
+            f"task run {task_run_id} has ended ({handle.session.termination}); complete it",
         )
     action = body.action()
-    observation = session.act(action)
+    observation = handle.act(action)
     if not context.progress.record_action(ref.id, flying.recorded, action):
         context.drop(ref.id)  # this copy took an action the store refused: it is stale now
         raise ApiError(
@@ -121,9 +120,9 @@ def _finish_and_close(
     *,
     held: bool,
 ) -> Completion | None:
-    if not flying.session.done:
-        flying.session.act(Finish(finish=output))
-    hide = context.hides(caller, flying.benchmark_run_id, flying.session.task.id)
+    if not flying.handle.done:
+        flying.handle.act(Finish(finish=output))
+    hide = context.hides(caller, flying.benchmark_run_id, flying.handle.task.id)
     return _close(context, task_run_id, flying, agent=agent, hide=hide, held=held)
 
 
@@ -144,7 +143,7 @@ def cancel_task_run(
         context.progress.cancel_unstarted(ref.id)
     else:
         flying = context.in_flight(ref)
-        flying.session.end("cancelled")
+        flying.handle.cancel()
         if _close(context, ref.id, flying, finish_run=False, agent=agent) is None:
             raise ApiError(409, "completed", f"task run {ref.id} is already completed")
     if finish_run:
@@ -191,24 +190,8 @@ def _close(
     run_id = flying.benchmark_run_id
     info = context.run_info(run_id)
     try:
-        result = grade(
-            flying.session,
-            info.benchmark.verifiers,
-            run_id=task_run_id,
-            repeat=flying.repeat,
-            agent=agent or info.agent,
-            started=flying.started,
-        )
-    except Exception as failure:  # grading itself broke: the record says so rather than a 500
-        result = world_failed(
-            flying.session.task,
-            f"grading failed: {failure}",
-            run_id=task_run_id,
-            repeat=flying.repeat,
-            agent=agent or info.agent,
-        )
+        result = flying.handle.conclude(agent=agent or info.agent)
     finally:
-        flying.session.live.close()
         context.flying.pop(task_run_id, None)
     actions = flying.recorded if held else None
     check_ids = context.progress.save_completed(run_id, result, actions)

@@ -6,9 +6,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay.api.errors import ApiError
 from assay.errors import UsageError
 from assay.runs.benchmark import Benchmark, open_benchmark
+from assay.served.errors import ApiError
 from assay.trust.withdrawn import withdrawn_on_file
 
 if TYPE_CHECKING:

@@ -9,12 +9,13 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from assay.api.errors import ApiError
 from assay.runs.keys import KEY_PREFIX, Scope, digest, now_stamp, stamp
 from assay.runs.store import Store
 from assay.runs.store.progress import Progress
+from assay.served.errors import ApiError
 
 TOKEN_PREFIX = "asr_"
+DAY_S = 24 * 3600.0  # how long a run's bearer token lasts unless the server says otherwise
 token_hash = digest
 
 

@@ -3,29 +3,31 @@ flight in this process."""
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from assay.api.auth import Auth, Caller
-from assay.api.catalog import Catalog
-from assay.api.errors import ApiError, not_found
 from assay.runs.benchmark import Benchmark
+from assay.runs.handle import TaskRunHandle
 from assay.runs.store import RunRecord, Store, UnknownRun
 from assay.runs.store.progress import Progress, TaskRunRef
+from assay.served.auth import Auth, Caller
+from assay.served.catalog import Catalog
+from assay.served.errors import ApiError, not_found
 from assay.taskrun.session import Session
 
 
 @dataclass
 class Flying:
-    """A started task run held in memory: its session, its benchmark run, its repeat, and how many
-    of its actions are stored."""
+    """A started task run held in memory: its handle, its benchmark run, and how many of its
+    actions are stored."""
 
-    session: Session
+    handle: TaskRunHandle
     benchmark_run_id: str
-    repeat: int
     recorded: int = 0
-    started: float | None = field(default_factory=time.perf_counter)
+
+    @property
+    def session(self) -> Session:
+        return self.handle.session
 
 
 @dataclass(frozen=True)
@@ -126,7 +128,7 @@ class Context:
         """Forget a task run's session in this process (it finished, or it went stale)."""
         flying = self.flying.pop(task_run_id, None)
         if flying is not None:
-            flying.session.live.close()
+            flying.handle.close()
 
     def in_flight(self, ref: TaskRunRef) -> Flying:
         """The started task run's session, rebuilt by replaying its recorded actions if this process
@@ -141,16 +143,21 @@ class Context:
             self.drop(ref.id)
             flying = None
         if flying is None:
-            info = self.run_info(ref.benchmark_run_id)
-            session = Session(info.benchmark.world, info.benchmark.tasks[ref.task_id])
+            handle = self.open_task_run(ref, timed=False)  # its real start is not known here
             actions = self.progress.actions(ref.id)
             for action in actions:
-                session.act(action)
-            flying = Flying(
-                session, ref.benchmark_run_id, ref.repeat, recorded=len(actions), started=None
-            )
+                handle.act(action)
+            flying = Flying(handle, ref.benchmark_run_id, recorded=len(actions))
             self.flying[ref.id] = flying
         return flying
+
+    def open_task_run(self, ref: TaskRunRef, *, timed: bool = True) -> TaskRunHandle:
+        """A fresh task run of the stored one, its world reset now, named by the run's agent."""
+        info = self.run_info(ref.benchmark_run_id)
+        task = info.benchmark.tasks[ref.task_id]
+        return TaskRunHandle(
+            info.benchmark, task, run_id=ref.id, repeat=ref.repeat, agent=info.agent, timed=timed
+        )
 
     def all_finished(self, run_id: str) -> bool:
         """Whether every task run of the run has finished, counted in the store after this
