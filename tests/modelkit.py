@@ -168,8 +168,9 @@ class StandIn:
                     status, answer = stand_in.answer(body, api)
                 kind = "application/json"
                 data = json.dumps(answer).encode()
-                if status == 200 and body.get("stream") and api != "chat":
-                    kind, data = "text/event-stream", modelwire.sse(STREAMS[api](answer))
+                if status == 200 and body.get("stream"):
+                    events = STREAMS[api](answer)
+                    kind, data = "text/event-stream", modelwire.sse(events, done=api == "chat")
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", kind)
@@ -185,7 +186,11 @@ class StandIn:
         return Handler
 
 
-STREAMS = {"responses": modelwire.response_events, "messages": modelwire.anthropic_events}
+STREAMS = {
+    "chat": modelwire.chat_events,
+    "responses": modelwire.response_events,
+    "messages": modelwire.anthropic_events,
+}
 
 
 def completion_json(

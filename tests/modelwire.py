@@ -183,9 +183,33 @@ def response_events(response: dict[str, Any]) -> list[Event]:
     return events
 
 
-def sse(events: list[Event]) -> bytes:
-    """Server-sent events, each named when it has a name."""
+# -- OpenAI chat completions, streamed ----------------------------------------------------------
+
+
+def chat_events(completion: dict[str, Any]) -> list[Event]:
+    """The stream of a chat completion, as OpenAI's API sends it: one chunk with the message
+    (text and tool calls, each with its index), one with the usage, then the `[DONE]` sentinel."""
+    choice = completion["choices"][0]
+    message = choice["message"]
+    delta: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
+    if message.get("tool_calls"):
+        delta["tool_calls"] = [
+            {"index": index, **call} for index, call in enumerate(message["tool_calls"])
+        ]
+    head = {key: completion[key] for key in ("id", "created", "model")}
+    head["object"] = "chat.completion.chunk"
+    chunk = {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+    end = {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]}
+    usage = {**head, "choices": [], "usage": completion["usage"]}
+    return [(None, chunk), (None, end), (None, usage)]
+
+
+def sse(events: list[Event], *, done: bool = False) -> bytes:
+    """Server-sent events, each named when it has a name; `done` ends them with `data: [DONE]`
+    (chat completions' sentinel)."""
     lines = []
     for name, data in events:
         lines.append((f"event: {name}\n" if name else "") + f"data: {json.dumps(data)}\n\n")
+    if done:
+        lines.append("data: [DONE]\n\n")
     return "".join(lines).encode()

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 
+import pyarrow.parquet as pq
 import pytest
 from worldkit import SHOP
 
@@ -100,6 +101,35 @@ def test_export_jsonl_and_csv(assay, recorded, tmp_path):
     assert with_steps["trajectory"]["task_id"] == "refund-double-charge"
 
 
+def test_export_parquet_writes_the_same_rows_into_the_folder(assay, recorded, tmp_path):
+    run_id = recorded["benchmark_run"]["id"]
+    rows = [json.loads(line) for line in assay("export", run_id).out.splitlines()]
+    done = assay("export", run_id, "--format", "parquet", tmp_path / "data", "--trajectories")
+    assert done.code == 0, done.err
+    path = tmp_path / "data" / f"{run_id}.parquet"
+    assert done.out == f"4 task runs written to {path}\n"
+    table = pq.read_table(path).to_pylist()
+    axes = sorted({name for row in rows for name in row["axes"]})
+    for row in rows:  # an axis a task run lacks is a null field of the run's axes struct
+        row["axes"] = {name: row["axes"].get(name) for name in axes}
+    assert [{k: v for k, v in r.items() if k != "trajectory"} for r in table] == rows
+    assert json.loads(table[0]["trajectory"])["task_id"] == "refund-double-charge"
+
+
+def test_export_parquet_needs_a_folder_it_can_write(assay, recorded, tmp_path):
+    run_id = recorded["benchmark_run"]["id"]
+    missing = assay("export", run_id, "--format", "parquet")
+    assert (missing.code, missing.err) == (
+        2,
+        "error: DIR: --format parquet writes <run id>.parquet; name the folder for it\n",
+    )
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    refused = assay("export", run_id, "--format", "parquet", blocked)
+    assert refused.code == 2 and refused.err.startswith(f"error: DIR: cannot write {blocked}")
+    assert refused.err.count("\n") == 1
+
+
 def test_an_empty_store_lists_nothing(assay):
     assert json.loads(assay("runs", "--json").out) == {"benchmark_runs": []}
     assert "no benchmark runs yet" in assay("runs").out
@@ -139,7 +169,7 @@ def test_bad_arguments_are_exit_2_with_one_line(assay, recorded, tmp_path):
             run_id,
             "--format",
             "xml",
-        ): "--format: 'xml' is not one of jsonl, csv, bundle, harbor",
+        ): "--format: 'xml' is not one of jsonl, csv, parquet, bundle, harbor",
         (
             "export",
             run_id,

@@ -164,6 +164,28 @@ class EnvironReader:
         return {"finish": "found nothing"}
 
 
+class KernelProber:
+    """Goes for the kernel's wider surface: a user namespace of its own (where it would hold every
+    capability), an io_uring (whose calls seccomp never sees), a BPF program; says how each ended."""
+
+    def act(self, observation):
+        import ctypes
+        import errno
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        calls = {  # x86_64 numbers: the sandbox tests run there
+            "unshare": (272, 0x10000000),  # CLONE_NEWUSER
+            "io_uring_setup": (425, 1, 0),
+            "bpf": (321, 0, 0, 0),
+        }
+        said = []
+        for name, (number, *args) in calls.items():
+            result = libc.syscall(number, *args)
+            code = ctypes.get_errno()
+            said.append(f"{name}: {'ok' if result == 0 else errno.errorcode.get(code, code)}")
+        return {"finish": "; ".join(said)}
+
+
 class ParentKiller:
     """Kills the process that started it, then says what it can see."""
 

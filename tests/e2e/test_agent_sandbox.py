@@ -111,6 +111,15 @@ def test_an_agent_cannot_kill_or_see_its_parent(tmp_path, desk):
     assert run["agent_isolation"] == "sandbox"
 
 
+@needs_sandbox
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the prober uses x86_64's numbers")
+def test_an_agent_cannot_reach_the_kernels_wider_surface(tmp_path, desk):
+    agent = attacker(tmp_path, {})
+    (run,) = run_json(desk, "--agent", f"{agent}:KernelProber", cwd=tmp_path)
+    assert run["output"] == "unshare: EPERM; io_uring_setup: EPERM; bpf: EPERM"
+    assert run["agent_isolation"] == "sandbox"
+
+
 def test_without_a_sandbox_one_line_says_so_and_every_task_run_records_it(tmp_path, desk):
     agent = attacker(tmp_path, {})
     bare = tmp_path / "no-bwrap"

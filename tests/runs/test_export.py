@@ -1,4 +1,5 @@
-"""Exported rows: one per task run, the shape a training pipeline reads, as JSON lines or CSV."""
+"""Exported rows: one per task run, the shape a training pipeline reads, as JSON lines, CSV or
+Parquet."""
 
 from __future__ import annotations
 
@@ -6,10 +7,13 @@ import csv
 import io
 import json
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from assay.runs import prepare, run_benchmark
 from assay.runs.export import export_rows, write_csv, write_jsonl
+from assay.runs.parquet import write_parquet
 
 
 @pytest.fixture(scope="module")
@@ -92,3 +96,31 @@ def test_csv_of_no_task_runs_is_just_the_header():
     write_csv([], stream)
     assert stream.getvalue().startswith("benchmark_run,task_run,task,")
     assert stream.getvalue().count("\n") == 1
+
+
+def test_parquet_keeps_types_and_nulls(results, tmp_path):
+    path = tmp_path / "rows.parquet"
+    write_parquet(export_rows("br_1", results), path, trajectories=False)
+    table = pq.read_table(path)
+    schema = table.schema
+    assert (schema.field("reward").type, schema.field("score").type) == (pa.int64(), pa.float64())
+    assert schema.field("summary").type.field("false_completion").type == pa.bool_()
+    assert schema.field("summary").type.field("termination").type == pa.string()
+    assert "trajectory" not in schema.names
+    first, failed = table.to_pylist()
+    assert (first["reward"], first["axes"]["safety"], first["axes"]["__default__"]) == (
+        1,
+        1.0,
+        None,
+    )
+    assert (failed["reward"], failed["score"], failed["verdict"]) == (None, None, None)
+    assert failed["summary"]["turns"] == results[1].summary.turns
+
+
+def test_parquet_of_no_task_runs_has_the_columns_and_no_rows(tmp_path):
+    path = tmp_path / "rows.parquet"
+    write_parquet([], path, trajectories=True)
+    table = pq.read_table(path)
+    assert table.num_rows == 0
+    assert table.schema.names[:3] == ["benchmark_run", "task_run", "task"]
+    assert table.schema.names[-2:] == ["summary", "trajectory"]  # no axes: Parquet has no {}

@@ -1,5 +1,5 @@
-"""`assay export`: a stored run's task runs as JSON lines or CSV, one row per task run, or as
-Harbor's job folder (one trial folder per task run)."""
+"""`assay export`: a stored run's task runs as JSON lines, CSV or Parquet, one row per task run,
+or as Harbor's job folder (one trial folder per task run)."""
 
 from __future__ import annotations
 
@@ -26,22 +26,28 @@ def export(
         Path | None,
         typer.Argument(
             metavar="[DIR]",
-            help="With --format harbor: the folder the job folder is written in.",
+            help="With --format harbor or parquet: the folder the job folder or the "
+            "<run id>.parquet file is written in.",
         ),
     ] = None,
     format: Annotated[
         str,
         typer.Option(
             "--format",
-            help="jsonl, csv, bundle (one file with the run and every task run in full, which "
-            "show, report, view and import open) or harbor (Harbor's job folder layout).",
+            help="jsonl, csv, parquet (the same rows for dataset tooling; the parquet extra), "
+            "bundle (one file with the run and every task run in full, which show, report, view "
+            "and import open) or harbor (Harbor's job folder layout).",
         ),
     ] = "jsonl",
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")
     ] = None,
     trajectories: Annotated[
-        bool, typer.Option("--trajectories", help="Add each task run's trajectory (jsonl only).")
+        bool,
+        typer.Option(
+            "--trajectories",
+            help="Add each task run's trajectory (jsonl; parquet as a JSON text column).",
+        ),
     ] = False,
     failed: Annotated[
         bool,
@@ -78,10 +84,13 @@ def export(
     if format == "harbor":
         _export_harbor(run_id, directory, store)
         return
+    if format == "parquet":
+        _export_parquet(run_id, directory, trajectories, store)
+        return
     if directory is not None:
-        raise UsageError("DIR: only with --format harbor (use --output for a file)")
+        raise UsageError("DIR: only with --format harbor or parquet (use --output for a file)")
     if format not in FORMATS:
-        known = ", ".join((*FORMATS, "bundle", "harbor"))
+        known = ", ".join((*FORMATS, "parquet", "bundle", "harbor"))
         raise UsageError(f"--format: {format!r} is not one of {known}")
     if trajectories and format != "jsonl":
         raise UsageError("--trajectories: only with --format jsonl")
@@ -134,6 +143,31 @@ def _export_harbor(run_id: str, directory: Path | None, store: str | None) -> No
     except OSError as error:
         raise UsageError(f"DIR: cannot write {directory}: {error.strerror}") from None
     print(f"{len(results)} trials written to {job}")
+
+
+def _export_parquet(
+    run_id: str, directory: Path | None, trajectories: bool, store: str | None
+) -> None:
+    from assay.runs.export import export_rows
+    from assay.runs.store import open_store
+
+    if directory is None:
+        raise UsageError("DIR: --format parquet writes <run id>.parquet; name the folder for it")
+    try:
+        from assay.runs.parquet import SUFFIX, write_parquet
+    except ImportError:
+        raise UsageError("--format parquet: needs pyarrow: pip install 'assay[parquet]'") from None
+    with open_store(store) as records:
+        run = records.benchmark_run(run_id)
+        results = records.results(run.id, trajectories_too=trajectories)
+    rows = export_rows(run.id, results, trajectories=trajectories)
+    path = directory / f"{run.id}{SUFFIX}"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        write_parquet(rows, path, trajectories=trajectories)
+    except OSError as error:
+        raise UsageError(f"DIR: cannot write {path}: {error.strerror or error}") from None
+    print(f"{len(rows)} task runs written to {path}")
 
 
 def _export_failed(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -18,6 +20,7 @@ from assay.runs.headline import axis_text, readable_k, verdict_line
 from assay.runs.stamps import now
 
 STYLE = "report.css"
+FILTERS = "report_filters.js"  # the one script a report runs: its hash is in the page's CSP
 SEGMENT_END = re.compile(r"(?<!\\)\\r(?:\\n)?")  # an escaped CR (or CRLF) in JSON text
 
 
@@ -35,7 +38,9 @@ def compared_page(compared: RunComparison) -> ComparedPage:
 
 
 def render_report(pages: Sequence[RunPage], comparisons: Sequence[RunComparison] = ()) -> str:
-    """One self-contained HTML document: the style inlined, the charts inline SVG, no script."""
+    """One self-contained HTML document: the style inlined, the charts inline SVG, and one script
+    (the filters) that the page's Content-Security-Policy admits by its hash, and nothing else."""
+    script = asset(FILTERS)
     return (
         environment()
         .get_template("report.html")
@@ -48,6 +53,8 @@ def render_report(pages: Sequence[RunPage], comparisons: Sequence[RunComparison]
             page_href=None,
             style=asset(STYLE),
             offline=True,
+            script=script,
+            script_hash=script_digest(script),
         )
     )
 
@@ -73,6 +80,12 @@ def environment(*packages: str) -> Any:
         conversation=conversation,
     )
     return env
+
+
+def script_digest(script: str) -> str:
+    """The CSP source that admits exactly `script` inlined: `'sha256-<base64>'`."""
+    digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+    return f"'sha256-{digest}'"
 
 
 def asset(name: str) -> str:

@@ -189,17 +189,22 @@ class _Child:
         env.update({"HOME": "/tmp", "TMPDIR": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"})
         self.tmp = self.tmp or sandbox.scratch()
         hello: dict[str, Any] = {"path": list(view.path), "env": {}}
-        if self.endpoints is None:
-            self.popen = _spawn(sandbox.command(argv, view, tmp=self.tmp), env)
-            return hello
-        info_read, info_write = os.pipe()
-        with os.fdopen(info_read, "rb") as info:
-            try:
-                command = sandbox.command(argv, view, tmp=self.tmp, info_fd=info_write)
-                self.popen = _spawn(command, env, (info_write,))
-            finally:
-                os.close(info_write)
-            pid = _sandbox_pid(info)
+        with sandbox.syscall_filter() as filter_fd:
+            filters = () if filter_fd is None else (filter_fd,)
+            if self.endpoints is None:
+                command = sandbox.command(argv, view, tmp=self.tmp, seccomp_fd=filter_fd)
+                self.popen = _spawn(command, env, filters)
+                return hello
+            info_read, info_write = os.pipe()
+            with os.fdopen(info_read, "rb") as info:
+                try:
+                    command = sandbox.command(
+                        argv, view, tmp=self.tmp, info_fd=info_write, seccomp_fd=filter_fd
+                    )
+                    self.popen = _spawn(command, env, (info_write, *filters))
+                finally:
+                    os.close(info_write)
+                pid = _sandbox_pid(info)
         from assay.taskrun.agents.endpoints import attach
 
         self.network = attach(pid, self.endpoints)

@@ -4,10 +4,13 @@ The agent sees a read-only view of the host's system files, its Python environme
 own module or file; a private `/tmp` (its home and working directory); its own pid, IPC, UTS and
 network namespaces (loopback only: no PostgreSQL, Redis or world services of the host's); and it
 runs as an unprivileged uid with no capabilities, so it can neither signal nor trace its parent.
+Its system calls pass the container sandbox's seccomp filter (`world/sandbox/seccomp.py`): no
+mounts, namespaces, kernel modules, keys, clocks, BPF or io_uring.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.machinery
 import os
@@ -15,7 +18,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,11 +59,16 @@ def unavailable() -> str | None:
         return "bubblewrap (bwrap) is not installed"
     if os.geteuid() == 0 and shutil.which("setpriv") is None:
         return "setpriv (util-linux) is not installed"
-    probe = command(["/bin/true" if os.path.exists("/bin/true") else "/usr/bin/true"], View((), ()))
-    try:
-        done = subprocess.run(probe, capture_output=True, timeout=PROBE_TIMEOUT_S, check=False)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        return f"bwrap did not run: {error}"
+    true = "/bin/true" if os.path.exists("/bin/true") else "/usr/bin/true"
+    with syscall_filter() as filter_fd:
+        probe = command([true], View((), ()), seccomp_fd=filter_fd)
+        fds = () if filter_fd is None else (filter_fd,)
+        try:
+            done = subprocess.run(
+                probe, capture_output=True, timeout=PROBE_TIMEOUT_S, check=False, pass_fds=fds
+            )
+        except (OSError, subprocess.TimeoutExpired) as error:
+            return f"bwrap did not run: {error}"
     if done.returncode != 0:
         said = done.stderr.decode(errors="replace").strip().splitlines()
         return f"bwrap cannot make namespaces here: {said[-1] if said else done.returncode}"
@@ -77,11 +85,35 @@ def agent_uid() -> int:
     return sandbox_ids().host_uid(AGENT_INSIDE_UID)
 
 
+@contextlib.contextmanager
+def syscall_filter() -> Iterator[int | None]:
+    """A pipe's read end holding the seccomp program, for bwrap's `--seccomp FD` (closed on
+    leaving); None where the machine has no filter (not x86_64 or aarch64)."""
+    from assay.world.sandbox import seccomp
+
+    if not seccomp.SUPPORTED:
+        yield None
+        return
+    read, write = os.pipe()
+    try:
+        with os.fdopen(write, "wb") as stream:
+            stream.write(seccomp.program())  # some hundred bytes: well within a pipe's buffer
+        yield read
+    finally:
+        os.close(read)
+
+
 def command(
-    argv: Sequence[str], view: View, *, tmp: str | None = None, info_fd: int | None = None
+    argv: Sequence[str],
+    view: View,
+    *,
+    tmp: str | None = None,
+    info_fd: int | None = None,
+    seccomp_fd: int | None = None,
 ) -> list[str]:
     """bwrap's command line that runs `argv` in the agent's sandbox showing `view`; `tmp`, a host
-    directory of the agent's uid, is its /tmp (else a tmpfs)."""
+    directory of the agent's uid, is its /tmp (else a tmpfs); `seccomp_fd`, from
+    `syscall_filter`, the filter its process runs under."""
     args = [shutil.which("bwrap") or "bwrap", "--die-with-parent", "--new-session"]
     args += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
     args += ["--unshare-cgroup-try", "--hostname", "agent"]
@@ -89,6 +121,8 @@ def command(
         args += ["--unshare-user"]  # root bwrap would map the agent to root; setpriv drops it
     if info_fd is not None:
         args += ["--info-fd", str(info_fd)]
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
     args += _system_tree()
     args += ["--proc", "/proc", "--dev", "/dev"]
     args += ["--bind", tmp, "/tmp"] if tmp else ["--perms", "1777", "--tmpfs", "/tmp"]
