@@ -48,11 +48,13 @@ FLOOR = {name: index for index, names in enumerate(LAYERS) for name in names}
 SURFACES = len(LAYERS) - 1
 # The surfaces that start or mount others, and the surfaces each may import to do it: the
 # command line starts every server, the package's public face names the SDK, and the HTTP API
-# mounts the MCP server and the viewer under its own routes.
+# mounts the MCP server and the viewer under its own routes; `assay.evaluate` starts a run as
+# `assay run` does (`cli.run_start`, which also reads the withdrawn tasks of `trust`).
 SURFACE_STARTERS = {
     "cli": LAYERS[SURFACES],
     "__init__": LAYERS[SURFACES],
     "api": {"mcp", "view"},
+    "evaluation": {"cli"},
 }
 
 

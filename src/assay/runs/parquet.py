@@ -28,7 +28,7 @@ _COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
     ("score", pa.float64()),
     ("verdict", _TEXT),
 )
-_SUMMARY_TYPES = {bool: pa.bool_(), int: pa.int64(), float: pa.float64()}
+_SUMMARY_TYPES: dict[object, Any] = {bool: pa.bool_(), int: pa.int64(), float: pa.float64()}
 
 
 def row_schema(rows: Sequence[dict[str, Any]], *, trajectories: bool) -> pa.Schema:

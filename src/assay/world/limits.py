@@ -1,7 +1,11 @@
 """What one check query may use on SQLite: a value's length, the process's heap, its time.
 
 The time limit is a watchdog thread that interrupts the connection at the deadline: a progress
-handler fires only every so many steps, too rarely when a few calls do all the work.
+handler fires only every so many steps, too rarely when a few calls do all the work. The limit is
+of the query's own CPU time (its thread's clock, where the platform gives one), so that a check
+on a machine busy with other work (a thousand task runs graded at once) is not stopped for the time
+it spent waiting for a core: the same rollout scores the same, loaded or not. A query that waits
+without working is still stopped at WALL_CEILING times its limit of wall-clock time.
 """
 
 from __future__ import annotations
@@ -12,18 +16,39 @@ import sqlite3
 import threading
 import time
 from contextlib import suppress
+from typing import NamedTuple
 
 VALUE_LIMIT = (
     16 << 20
 )  # no string or blob a check makes or reads may be longer (SQLITE_LIMIT_LENGTH)
 HEAP_CEILING = 2 << 30  # SQLite's heap in this process once a copy is locked (hard_heap_limit)
+WALL_CEILING = 20  # a query's wall-clock time may reach this many times its limit of CPU time
+
+
+class _Due(NamedTuple):
+    """A guarded query: when to look at it next, and what it may still spend."""
+
+    at: float  # monotonic time of the next look
+    number: int
+    connection: sqlite3.Connection
+    clock: int | None  # the CPU clock of the query's thread; None: wall-clock time only
+    cpu_until: float  # that clock's reading at which the query has used its limit
+    wall_until: float  # the monotonic time past which it is stopped anyway
+
+
+def _thread_clock() -> int | None:
+    """The calling thread's CPU clock, or None where the platform has none to give."""
+    try:
+        return time.pthread_getcpuclockid(threading.get_ident())
+    except (AttributeError, OSError):
+        return None
 
 
 class Watchdog:
     """One thread for the whole process: it interrupts each guarded connection at its deadline."""
 
     def __init__(self) -> None:
-        self._due: list[tuple[float, int, sqlite3.Connection]] = []
+        self._due: list[_Due] = []
         self._live: set[int] = set()
         self._numbers = itertools.count()
         # Held as a plain lock by arm and disarm (a C-level with, cheaper than the Condition's
@@ -33,14 +58,18 @@ class Watchdog:
         self._thread: threading.Thread | None = None
 
     def arm(self, connection: sqlite3.Connection, seconds: float) -> int:
-        """Interrupt `connection` in `seconds` unless disarmed before; the number to disarm it by."""
+        """Interrupt `connection` once the calling thread has spent `seconds` of CPU time (or
+        WALL_CEILING times as long has passed) unless disarmed before; the number to disarm it by."""
         number = next(self._numbers)
-        due = time.monotonic() + seconds
+        now, clock = time.monotonic(), _thread_clock()
+        cpu = time.clock_gettime(clock) if clock is not None else now
+        wall_until = now + seconds * (WALL_CEILING if clock is not None else 1)
+        due = _Due(now + seconds, number, connection, clock, cpu + seconds, wall_until)
         with self._lock:
             self._start()
-            if not self._due or due < self._due[0][0]:
+            if not self._due or due.at < self._due[0].at:
                 self._wake.notify()  # else it wakes in time anyway: no thread switch per query
-            heapq.heappush(self._due, (due, number, connection))
+            heapq.heappush(self._due, due)
             self._live.add(number)
         return number
 
@@ -57,19 +86,33 @@ class Watchdog:
     def _run(self) -> None:
         with self._wake:
             while True:
-                while self._due and self._due[0][1] not in self._live:
+                while self._due and self._due[0].number not in self._live:
                     heapq.heappop(self._due)
                 if not self._due:
                     self._wake.wait()
                     continue
-                wait = self._due[0][0] - time.monotonic()
-                if wait > 0:
-                    self._wake.wait(wait)
+                now = time.monotonic()
+                if self._due[0].at > now:
+                    self._wake.wait(self._due[0].at - now)
                     continue
-                _, number, connection = heapq.heappop(self._due)
-                self._live.discard(number)
+                due = heapq.heappop(self._due)
+                left = _cpu_left(due)
+                if left > 0 and now < due.wall_until:  # it waited for a core: look again later
+                    heapq.heappush(self._due, due._replace(at=min(now + left, due.wall_until)))
+                    continue
+                self._live.discard(due.number)
                 with suppress(sqlite3.ProgrammingError):  # closed meanwhile: nothing runs on it
-                    connection.interrupt()
+                    due.connection.interrupt()
+
+
+def _cpu_left(due: _Due) -> float:
+    """The CPU time the query may still spend (0 once used, or with no clock to read)."""
+    if due.clock is None:
+        return 0.0
+    try:
+        return due.cpu_until - time.clock_gettime(due.clock)
+    except OSError:  # its thread has ended: nothing of it runs any more
+        return 0.0
 
 
 watchdog = Watchdog()

@@ -4,7 +4,7 @@ The agent sees a read-only view of the host's system files, its Python environme
 own module or file; a private `/tmp` (its home and working directory); its own pid, IPC, UTS and
 network namespaces (loopback only: no PostgreSQL, Redis or world services of the host's); and it
 runs as an unprivileged uid with no capabilities, so it can neither signal nor trace its parent.
-Its system calls pass the container sandbox's seccomp filter (`world/sandbox/seccomp.py`): no
+Its system calls pass the container sandbox's seccomp filter (`world/container/seccomp.py`): no
 mounts, namespaces, kernel modules, keys, clocks, BPF or io_uring.
 """
 
@@ -89,7 +89,7 @@ def agent_uid() -> int:
 def syscall_filter() -> Iterator[int | None]:
     """A pipe's read end holding the seccomp program, for bwrap's `--seccomp FD` (closed on
     leaving); None where the machine has no filter (not x86_64 or aarch64)."""
-    from assay.world.sandbox import seccomp
+    from assay.world.container import seccomp
 
     if not seccomp.SUPPORTED:
         yield None
