@@ -124,3 +124,27 @@ def test_the_state_hash_leaves_a_live_copy_tracking_its_writes(tmp_path):
     live.db.connection.execute("CREATE TABLE later (a)")
     assert live.db.may_have_changed("notes") and live.db.reshaped == {"later"}
     live.close()
+
+
+def test_a_query_is_limited_by_the_time_it_works_not_the_time_it_waits(locked):
+    """On a machine busy with other work a check waits for a core; only its own CPU time counts,
+    so the same rollout scores the same, loaded or not."""
+    import time
+
+    locked.connection.create_function("nap", 1, time.sleep)  # waits without working
+    began = time.monotonic()
+    assert locked.run_limited(0.1, "SELECT nap(0.5) IS NULL", {})[1] == [(1,)]
+    assert time.monotonic() - began >= 0.5  # five times its limit, and not stopped
+
+
+def test_a_query_that_only_waits_is_stopped_at_its_wall_clock_ceiling(locked):
+    import time
+
+    from assay.world.limits import WALL_CEILING
+
+    locked.connection.create_function("nap", 1, time.sleep)
+    naps = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) SELECT count(nap(0.01)) FROM n"  # fmt: skip
+    began = time.monotonic()
+    with pytest.raises(QueryTimeout, match=r"stopped after 0\.05s"):
+        locked.run_limited(0.05, naps, {})  # ten seconds of naps
+    assert 0.05 * WALL_CEILING <= time.monotonic() - began < 5
