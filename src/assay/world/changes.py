@@ -89,18 +89,21 @@ def rows_now(connection: sqlite3.Connection, table: str) -> list[Any]:
 
 def rows_by_rowid(connection: sqlite3.Connection, table: str, rowids: list[int]) -> list[Any]:
     """The rows of `table` that hold these rowids."""
-    statement = f"SELECT * FROM {quoted(table)} WHERE rowid IN (SELECT value FROM json_each(?))"
-    return connection.execute(statement, (json.dumps(rowids),)).fetchall()
+    return _by_rowid(connection, table, rowids).fetchall()
 
 
 def dicts(connection: sqlite3.Connection, table: str, rowids: list[int]) -> list[dict[str, Any]]:
-    """The rows of `table` that hold these rowids, each as a dict by column name."""
+    """`rows_by_rowid`, each row as a dict by column name."""
     if not rowids:
         return []
-    statement = f"SELECT * FROM {quoted(table)} WHERE rowid IN (SELECT value FROM json_each(?))"
-    cursor = connection.execute(statement, (json.dumps(rowids),))
+    cursor = _by_rowid(connection, table, rowids)
     names = [column[0] for column in cursor.description]
     return [dict(zip(names, row, strict=True)) for row in cursor]
+
+
+def _by_rowid(connection: sqlite3.Connection, table: str, rowids: list[int]) -> sqlite3.Cursor:
+    statement = f"SELECT * FROM {quoted(table)} WHERE rowid IN (SELECT value FROM json_each(?))"
+    return connection.execute(statement, (json.dumps(rowids),))
 
 
 def unique(connection: sqlite3.Connection, table: str, key: Sequence[str]) -> bool:
