@@ -94,6 +94,22 @@ SEND = {
     [(2, how) for how in SEND] + [(1, "SIGINT to the process"), (1, "SIGTERM to the group")],
 )
 def test_a_stop_lets_what_began_finish_and_starts_nothing_more(tmp_path, workers, how):
+    # The store shows a task run in flight, but on a loaded machine it may finish before the
+    # signal is sent; such a try proves the rest but not the lower bound, so it is tried again.
+    for attempt in range(ATTEMPTS):
+        after = stop_and_check(tmp_path / str(attempt), workers, how)
+        if after:
+            break
+    assert 1 <= after <= workers
+
+
+ATTEMPTS = 3
+
+
+def stop_and_check(tmp_path: Path, workers: int, how: str) -> int:
+    """Signal a run with task runs in flight, check what the store says, and return how many task
+    runs finished after the signal."""
+    tmp_path.mkdir()
     url = f"sqlite:///{tmp_path / 'records.db'}"
     process = start(url, tmp_path, workers)
     wait_until(url, IN_FLIGHT, bool, process)
@@ -123,13 +139,14 @@ def test_a_stop_lets_what_began_finish_and_starts_nothing_more(tmp_path, workers
     starts = [seconds(row[3]) for row in began]
     assert max(starts) < signalled + LATE_S
     after = [row for row in began if seconds(row[4]) > signalled]
-    assert 1 <= len(after) <= workers
+    assert len(after) <= workers
     # started_at is when the task run began: about its length before it finished
     durations = {run["id"]: run["duration_s"] for run in shown["task_runs"]}
     for task_run, _, _, started_at, finished_at in began:
         took = seconds(finished_at) - seconds(started_at)
         assert NAP_S * 0.9 <= took < NAP_S + 2, (started_at, finished_at)
         assert abs(took - durations[task_run]) < 0.5
+    return len(after)
 
 
 def test_a_second_ctrl_c_stops_at_once(tmp_path):
