@@ -209,7 +209,7 @@ def _has_solution(task: Path) -> bool:
     """Whether the oracle has anything to run (assay's own rule: solution/solve.sh, or one per
     step); a task assay cannot read is left for `assay run` to say why."""
     from assay.errors import SpecError
-    from assay.spec.sandbox import read_sandbox_task
+    from assay.formats.container_task import read_sandbox_task
     from assay.world.container.dataset import solution_dirs
 
     try:

@@ -23,7 +23,7 @@ LAYERS: list[set[str]] = [
         "litellm_provider",
         "settings",
     },  # the foundation every layer may use
-    {"spec"},
+    {"formats"},
     {"world"},
     {"taskrun", "verify"},
     {"score"},

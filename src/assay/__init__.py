@@ -18,7 +18,7 @@ _EXPORTS = {
     "ServiceError": "assay.errors",
     "SpecError": "assay.errors",
     "CheckError": "assay.errors",
-    "CheckBase": "assay.spec.checks",
+    "CheckBase": "assay.formats.checks",
     "CheckRun": "assay.verify.model",
     "EnvironmentFailure": "assay.errors",
     "AgentFailure": "assay.errors",
@@ -93,12 +93,12 @@ if TYPE_CHECKING:
         UsageError,
     )
     from assay.evaluation import RunResult, evaluate
+    from assay.formats.checks import CheckBase
     from assay.runs.benchmark import open_benchmark
     from assay.runs.config import RunConfig
     from assay.runs.run import run_benchmark
     from assay.score.result import TaskRunResult
     from assay.sdk import TaskRun, open
-    from assay.spec.checks import CheckBase
     from assay.taskrun.actions import Call, Finish, Say, call, finish, say
     from assay.taskrun.agents.base import Agent
     from assay.taskrun.observation import Observation

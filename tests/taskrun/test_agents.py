@@ -174,7 +174,7 @@ class _Notify:
 def test_a_script_is_parsed_once_and_again_when_its_list_changes():
     """The reference agent is built for every task run from the same steps; a list changed in
     place gives the new actions."""
-    from assay.spec.task import Step
+    from assay.formats.task import Step
     from assay.taskrun.actions import say
     from assay.taskrun.agents.scripted import ScriptedAgent
 

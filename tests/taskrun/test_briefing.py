@@ -65,7 +65,7 @@ def test_an_instructions_file_outside_the_world_is_refused(tmp_path):
 
 
 def test_the_instructions_files_are_part_of_every_tasks_fingerprint(tmp_path):
-    from assay.spec.load import read_world
+    from assay.formats.load import read_world
     from assay.trust.fingerprint import world_files
 
     root = write_world(tmp_path / "desk", world_toml=WORLD)

@@ -7,8 +7,8 @@ from typing import Any
 
 from trustkit import result
 
+from assay.formats.task import TaskSpec
 from assay.score.result import TaskRunResult
-from assay.spec.task import TaskSpec
 from assay.trust.proofs import noop_proof, proved_outcome, reference_proof, replay_proof
 from assay.trust.record import run_record
 from assay.verify.model import CheckRun

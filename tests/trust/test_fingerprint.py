@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.spec.load import read_world
+from assay.formats.load import read_world
 from assay.trust.fingerprint import MISSING, changed_files, fingerprint, world_files
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from trustkit import check_run, result
 
-from assay.spec.task import TaskSpec
+from assay.formats.task import TaskSpec
 from assay.taskrun.rollout import RunError
 from assay.trust.proofs import live_proof, noop_proof, reference_proof, replay_proof, wrong_proof
 

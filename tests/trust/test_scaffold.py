@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from assay.errors import UsageError
+from assay.formats.load import read_task
 from assay.runs import open_benchmark
-from assay.spec.load import read_task
 from assay.trust.scaffold import add_task, add_verifier
 from assay.trust.validate import attempt, validate_world
 
@@ -146,6 +146,6 @@ def test_bad_task_arguments_are_refused(shop_copy: Path, task_id, options, messa
 
 
 def _shown(path: Path) -> str:
-    from assay.spec.files import shown
+    from assay.formats.files import shown
 
     return shown(path)

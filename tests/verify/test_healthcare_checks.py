@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from assay.spec.checks import PortalStateMatchCheck, VoiceTranscriptCheck
+from assay.formats.checks import PortalStateMatchCheck, VoiceTranscriptCheck
 from assay.verify.healthcare.portal import compile_portal_check, run_portal_check
 from assay.verify.healthcare.voice import compile_voice_check, run_voice_check
 

@@ -168,7 +168,7 @@ def test_a_check_nothing_proved_read_only_is_still_refused_at_run_time(
     tmp_path, open_world, reset, backend
 ):
     """The check model is built directly, so the static proof never saw its SQL."""
-    from assay.spec.checks import SqlCheck
+    from assay.formats.checks import SqlCheck
     from assay.verify.context import VerifyContext
     from assay.verify.sql import run_sql_check
     from assay.verify.views import ReadView

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from assay.errors import SpecError, UsageError
-from assay.spec.load import read_world
+from assay.formats.load import read_world
 from assay.world.backend import SqliteBackend, open_backend
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,10 +11,10 @@ from trialkit import StandInTrial, logs_with, stand_in
 from worldkit import write_world
 
 from assay.errors import UsageError
+from assay.formats.checks import ScriptCheck
 from assay.runs import open_benchmark
 from assay.runs.grade import grade
 from assay.runs.kept import keep_trials, kept_folder
-from assay.spec.checks import ScriptCheck
 from assay.taskrun.session import Session
 from assay.verify.context import VerifyContext
 from assay.verify.script import NOT_IN_SANDBOX, run_script_check

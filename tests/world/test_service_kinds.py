@@ -96,7 +96,7 @@ def test_a_bad_seed_names_its_file_and_line(shelf_world, open_world):
 
 
 def test_the_seed_files_are_in_the_snapshot_key_and_the_fingerprint(shelf_world):
-    from assay.spec.load import read_world
+    from assay.formats.load import read_world
 
     spec = read_world(shelf_world)
     before = snapshot_key(shelf_world, spec)

@@ -18,7 +18,7 @@ app = typer.Typer(
 def record(world: WorldArgument, task: TaskOption = None, as_json: JsonOption = False) -> None:
     """Write WORLD/baselines/<task>.json for every task (or the named ones)."""
     from assay.cli.render import console
-    from assay.spec.files import shown
+    from assay.formats.files import shown
     from assay.trust.baseline import record_baselines
 
     written = record_baselines(world, task or ())

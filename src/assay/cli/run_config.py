@@ -84,8 +84,8 @@ def build_config(
 def _file_settings(file: Path) -> dict[str, Any]:
     """The settings of a `--config` file, each proved on its own: a SpecError names the file and
     the field of the first one that is unknown or bad."""
+    from assay.formats.files import parse_model, read_toml, shown
     from assay.runs.config import RunConfig
-    from assay.spec.files import parse_model, read_toml, shown
 
     data = read_toml(file)
     parse_model(RunConfig, data, shown(file))

@@ -15,11 +15,11 @@ from assay.errors import UsageError
 from assay.settings import using
 
 if TYPE_CHECKING:
+    from assay.formats.verifier_choice import VerifierChoice
     from assay.runs.benchmark import Benchmark
     from assay.runs.config import RunConfig
     from assay.runs.run import BenchmarkOutcome
     from assay.runs.store import RunRecord, Store
-    from assay.spec.verifier_choice import VerifierChoice
 
 
 def execution_of(config: RunConfig) -> Execution:

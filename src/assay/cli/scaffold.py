@@ -65,7 +65,7 @@ def add_task(
 
 
 def _print(done) -> None:
-    from assay.spec.files import shown
+    from assay.formats.files import shown
 
     typer.echo(f"Created {shown(done.created)}")
     for registered in done.registered:

@@ -3,7 +3,7 @@ request, as the server's instructions, the prompt `task` and the resource `assay
 
 from __future__ import annotations
 
-from assay.spec.task import TaskSpec
+from assay.formats.task import TaskSpec
 from assay.taskrun.briefings import briefing
 from assay.taskrun.observation import Briefing
 from assay.world.clock import Clock

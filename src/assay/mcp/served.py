@@ -8,6 +8,7 @@ from typing import Any
 
 from mcp import types
 
+from assay.formats.task import TaskSpec
 from assay.mcp.brief import brief
 from assay.mcp.results import ENDED, graded, observed, refused
 from assay.mcp.tools import FINISH, REPLY, own_tools, role_tools
@@ -17,7 +18,6 @@ from assay.served.auth import Caller
 from assay.served.context import Context
 from assay.served.errors import ApiError
 from assay.served.models import Act
-from assay.spec.task import TaskSpec
 from assay.taskrun.observation import Observation
 
 

@@ -15,6 +15,7 @@ from mcp.server import NotificationOptions, Server
 from mcp.server.stdio import stdio_server
 
 from assay.errors import UsageError
+from assay.formats.task import TaskSpec
 from assay.mcp.brief import brief_at_start
 from assay.mcp.local import BenchmarkDesk, LocalRun, TaskDesk, task_plan
 from assay.mcp.server import Desk, build_server
@@ -25,7 +26,6 @@ from assay.runs.store import open_store
 from assay.served.auth import DAY_S, new_key
 from assay.served.catalog import Catalog
 from assay.served.context import Context
-from assay.spec.task import TaskSpec
 from assay.trust.withdrawn import withdrawn_among
 
 

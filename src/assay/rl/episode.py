@@ -8,10 +8,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from assay.formats.task import TaskSpec
 from assay.runs.benchmark import Benchmark
 from assay.runs.handle import TaskRunHandle
 from assay.score.result import TaskRunResult
-from assay.spec.task import TaskSpec
 from assay.taskrun.actions import ONE_OF, AnyAction, InvalidAction, parse_action
 from assay.taskrun.observation import Observation, notice
 from assay.taskrun.session import SessionOver

@@ -8,13 +8,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from assay.errors import UsageError
+from assay.formats.task import TaskSpec
 from assay.rl.episode import Episode
 from assay.rl.recorder import Recorder
 from assay.rl.tasks import choose_tasks
 from assay.runs.benchmark import Benchmark, open_benchmark
 from assay.runs.plan import new_id
 from assay.runs.store import Store
-from assay.spec.task import TaskSpec
 from assay.trust.withdrawn import withdrawn_on_file
 
 Names = str | Sequence[str] | None

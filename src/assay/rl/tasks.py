@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from assay.errors import UsageError
+from assay.formats.task import TaskSpec
 from assay.runs.plan import select_tasks
-from assay.spec.task import TaskSpec
 from assay.trust.store import ValidationStore
 from assay.trust.withdrawn import withdrawn_among
 from assay.world.live import World

@@ -10,19 +10,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay.errors import SpecError
+from assay.formats.checks import CHECK_KINDS, CheckBase
+from assay.formats.files import shown
+from assay.formats.load import queries
+from assay.formats.task import TaskSpec
 from assay.registry import import_reference
 from assay.runs.kept import keep_trials
-from assay.spec.checks import CHECK_KINDS, CheckBase
-from assay.spec.files import shown
-from assay.spec.load import queries
-from assay.spec.task import TaskSpec
 from assay.verify.python import Verifiers, collect_verifiers
 from assay.world.live import World
 from assay.world.load import load_world
 from assay.world.proofs import proof_key, proved_before, remember
 
 if TYPE_CHECKING:
-    from assay.spec.verifier_choice import VerifierChoice
+    from assay.formats.verifier_choice import VerifierChoice
 
 
 @dataclass
@@ -71,11 +71,11 @@ _proved: set[tuple[str, str, str]] = set()
 # The code that decides a proof of names; a proof that passed is kept while it is unchanged.
 NAMES_PROOF_CODE = (
     "assay.runs.benchmark",
-    "assay.spec.check_union",
-    "assay.spec.checks",
-    "assay.spec.load",
-    "assay.spec.sqlnames",
-    "assay.spec.sqltext",
+    "assay.formats.check_union",
+    "assay.formats.checks",
+    "assay.formats.load",
+    "assay.formats.sqlnames",
+    "assay.formats.sqltext",
 )
 
 
@@ -119,8 +119,8 @@ def unknown_check_names(
 ) -> list[tuple[str, str]]:
     """`(checks[i].field, problem)` for each table or column a check's SQL names that `columns`
     (the world's snapshot: table → column names) lacks."""
-    from assay.spec.sqlnames import unknown_names  # sqlglot: only when a proof is not kept
-    from assay.spec.sqltext import UnsafeSql, readonly_statement
+    from assay.formats.sqlnames import unknown_names  # sqlglot: only when a proof is not kept
+    from assay.formats.sqltext import UnsafeSql, readonly_statement
 
     found = []
     for index, check in enumerate(task.checks):

@@ -11,9 +11,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from assay.formats.verifier_choice import VerifierChoice, verifier_choice
 from assay.provider import ModelOptions
 from assay.settings import RunSettings
-from assay.spec.verifier_choice import VerifierChoice, verifier_choice
 
 DEFAULT_AGENT = "reference"
 # where and how fast a run's task runs happen, not what they do: a resumed run may change these

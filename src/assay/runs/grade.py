@@ -5,13 +5,13 @@ from __future__ import annotations
 import time
 
 from assay.errors import CheckError
+from assay.formats.task import TaskSpec
 from assay.provider import Usage
 from assay.runs.stamps import now
 from assay.score.result import Status, TaskRunResult
 from assay.score.script import ScriptStanding, script_standing
 from assay.score.summary import Summary, summarize, with_usage
 from assay.score.task import score_task
-from assay.spec.task import TaskSpec
 from assay.taskrun.rollout import Rollout, RunError
 from assay.taskrun.session import Session
 from assay.verify.context import VerifyContext

@@ -13,12 +13,12 @@ import time
 from typing import Any
 
 from assay.errors import AssayError, EnvironmentFailure
+from assay.formats.task import TaskSpec
 from assay.runs.benchmark import Benchmark
 from assay.runs.grade import grade, world_failed
 from assay.runs.kept import keep_task_run, kept_folder
 from assay.score.result import TaskRunResult
 from assay.score.summary import with_usage
-from assay.spec.task import TaskSpec
 from assay.taskrun.actions import AnyAction, Finish, Say, call
 from assay.taskrun.agents.base import Agent
 from assay.taskrun.loop import drive

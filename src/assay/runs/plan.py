@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from assay.errors import UsageError
-from assay.spec.task import TaskSpec
+from assay.formats.task import TaskSpec
 from assay.world.live import World
 
 DEFAULT_SPLITS = ("train", "dev")

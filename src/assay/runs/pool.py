@@ -44,7 +44,7 @@ from assay.taskrun.agents.isolated import DEFAULT_ACTION_TIMEOUT_S
 from assay.taskrun.agents.resolve import agent_factory, close_agents
 
 if TYPE_CHECKING:
-    from assay.spec.verifier_choice import VerifierChoice
+    from assay.formats.verifier_choice import VerifierChoice
 
 QUIT_S = 5.0  # how long an idle worker may take to end once told to
 

@@ -8,13 +8,13 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from assay.errors import UsageError
+from assay.formats.verifier_choice import VerifierChoice
 from assay.runs.aggregate import Figures, aggregate
 from assay.runs.benchmark import Benchmark
 from assay.runs.execute import Executor, SerialExecutor
 from assay.runs.plan import DEFAULT_SPLITS, PlannedRun, new_id, plan, select_tasks
 from assay.runs.stamps import now
 from assay.score.result import TaskRunResult
-from assay.spec.verifier_choice import VerifierChoice
 from assay.taskrun.agents.given import GivenAgent, given_factory, given_name
 from assay.taskrun.agents.names import parse_agent
 from assay.taskrun.agents.resolve import agent_factory, check_agent_for

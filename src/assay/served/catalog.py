@@ -12,7 +12,7 @@ from assay.served.errors import ApiError
 from assay.trust.withdrawn import withdrawn_on_file
 
 if TYPE_CHECKING:
-    from assay.spec.verifier_choice import VerifierChoice
+    from assay.formats.verifier_choice import VerifierChoice
     from assay.trust.store import ValidationStore
 
 

@@ -6,12 +6,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from assay.formats.task import Split
+from assay.formats.verifier_choice import SHARED_REFUSED, VerifierChoice
 from assay.runs.aggregate import Figures
 from assay.score.summary import Summary
 from assay.score.task import Axis, Outcome, Verdict
 from assay.served.errors import ErrorDetail
-from assay.spec.task import Split
-from assay.spec.verifier_choice import SHARED_REFUSED, VerifierChoice
 from assay.taskrun.actions import ToolCall
 from assay.taskrun.observation import Observation
 from assay.verify.model import CheckRun

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from assay.spec.task import TaskSpec
+from assay.formats.task import TaskSpec
 from assay.taskrun.observation import Briefing
 from assay.world.live import World
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from assay.spec.task import Customer
+from assay.formats.task import Customer
 
 
 class CustomerScript:

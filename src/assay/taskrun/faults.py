@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from assay.spec.task import Fault
+from assay.formats.task import Fault
 
 
 class FaultPlan:

@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from assay.errors import EnvironmentFailure
+from assay.formats.task import Customer
 from assay.provider import ProviderFailed, Usage, counted_reply, make_client
 from assay.settings import in_force
-from assay.spec.task import Customer
 from assay.taskrun.customer import CustomerScript
 
 SATISFIED = "###SATISFIED###"

@@ -17,7 +17,7 @@ from typing import Any
 from uuid import UUID
 
 from assay.errors import EnvironmentFailure, ToolError
-from assay.spec.task import TaskSpec
+from assay.formats.task import TaskSpec
 from assay.taskrun.actions import AnyAction, Call, Finish, Say, action_json, parse_action
 from assay.taskrun.briefings import shared_briefing
 from assay.taskrun.faults import FaultPlan

@@ -13,10 +13,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from assay.errors import SpecError
+from assay.formats.files import shown
+from assay.formats.task import TaskSpec
 from assay.runs.benchmark import Benchmark, open_benchmark
 from assay.runs.plan import select_tasks
-from assay.spec.files import shown
-from assay.spec.task import TaskSpec
 from assay.trust.diff import differences
 from assay.trust.record import run_record
 from assay.trust.validate import attempt

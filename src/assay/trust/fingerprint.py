@@ -13,9 +13,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from assay.spec.layout import is_container_world
-from assay.spec.load import WORLD_FILE, named_files
-from assay.spec.world import WorldSpec
+from assay.formats.layout import is_container_world
+from assay.formats.load import WORLD_FILE, named_files
+from assay.formats.world import WorldSpec
 from assay.world.snapshot import service_seed_files
 
 SANDBOX_TASK_FILE = "task.toml"

@@ -13,11 +13,11 @@ from typing import Literal
 from pydantic import BaseModel
 
 from assay.errors import EnvironmentFailure
+from assay.formats.task import TaskSpec
 from assay.runs.benchmark import Benchmark
 from assay.runs.handle import TaskRunHandle
 from assay.runs.plan import new_id
 from assay.score.result import TaskRunResult
-from assay.spec.task import TaskSpec
 from assay.trust.diff import differences
 from assay.trust.record import run_record
 from assay.trust.validate import attempt

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from assay.formats.task import TaskSpec
 from assay.score.result import TaskRunResult
-from assay.spec.task import TaskSpec
 from assay.trust.diff import differences
 from assay.trust.model import Proof
 from assay.trust.record import run_record

@@ -13,8 +13,8 @@ import tomlkit
 from tomlkit.items import AoT, Array
 
 from assay.errors import SpecError, UsageError
-from assay.spec.files import read_toml, shown
-from assay.spec.load import TASKS_DIR, WORLD_FILE, read_world
+from assay.formats.files import read_toml, shown
+from assay.formats.load import TASKS_DIR, WORLD_FILE, read_world
 from assay.trust.templates import task_file, verifier_module
 from assay.verify.python import Verifier
 from assay.world.modules import load_file

@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from assay.errors import UsageError
-from assay.spec.files import shown
-from assay.spec.load import TASKS_DIR, WORLD_FILE
+from assay.formats.files import shown
+from assay.formats.load import TASKS_DIR, WORLD_FILE
 from assay.trust.scaffold import ID, Scaffolded
 
 WORLD = """\

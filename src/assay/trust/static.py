@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from assay.errors import SpecError
+from assay.formats.checks import PythonCheck
+from assay.formats.load import missing_goal as spec_missing_goal
+from assay.formats.task import TaskSpec
 from assay.runs.benchmark import unknown_check_names
-from assay.spec.checks import PythonCheck
-from assay.spec.load import missing_goal as spec_missing_goal
-from assay.spec.task import TaskSpec
 from assay.trust.model import Proof
 from assay.verify.python import Verifiers
 

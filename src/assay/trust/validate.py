@@ -6,13 +6,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from assay.errors import SpecError, UsageError
+from assay.formats.files import shown
+from assay.formats.load import TASKS_DIR
+from assay.formats.task import TaskSpec
 from assay.runs.benchmark import Benchmark, service_kinds
 from assay.runs.handle import run_task
 from assay.runs.plan import new_id
 from assay.score.result import TaskRunResult
-from assay.spec.files import shown
-from assay.spec.load import TASKS_DIR
-from assay.spec.task import TaskSpec
 from assay.taskrun.agents.resolve import agent_factory, check_agent_for
 from assay.trust.fingerprint import fingerprint, world_files
 from assay.trust.model import PROOFS, Proof, ProofName, TaskValidation, WorldValidation

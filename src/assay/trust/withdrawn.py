@@ -9,12 +9,12 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from assay.errors import AssayError, SpecError, UsageError
+from assay.formats.files import read_toml, shown
+from assay.formats.layout import is_container_world
+from assay.formats.load import read_world, task_files
+from assay.formats.task import TaskSpec
+from assay.formats.world import WorldSpec
 from assay.runs.plan import DEFAULT_SPLITS, select_tasks
-from assay.spec.files import read_toml, shown
-from assay.spec.layout import is_container_world
-from assay.spec.load import read_world, task_files
-from assay.spec.task import TaskSpec
-from assay.spec.world import WorldSpec
 from assay.trust.fingerprint import (
     SANDBOX_TASK_FILE,
     Fingerprint,

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from assay.spec.checks import ANSWER_FLAGS, AnswerCheck
+from assay.formats.checks import ANSWER_FLAGS, AnswerCheck
 from assay.verify.compare import describe
 from assay.verify.context import VerifyContext
 from assay.verify.model import CheckRun

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from assay.formats.task import TaskSpec
 from assay.provider import Usage
-from assay.spec.task import TaskSpec
 from assay.verify.views import ReadView
 from assay.world.kind import KindRun
 

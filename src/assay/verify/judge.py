@@ -8,9 +8,9 @@ import json
 from typing import Any
 
 from assay.errors import CheckError, UsageError
+from assay.formats.checks import JudgeCheck
 from assay.provider import ProviderFailed, Usage, counted_reply, make_client
 from assay.settings import in_force
-from assay.spec.checks import JudgeCheck
 from assay.verify.context import VerifyContext
 from assay.verify.model import CheckRun
 from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.spec.checks import CheckType
+from assay.formats.checks import CheckType
 
 
 class CheckRun(BaseModel, defer_build=True):

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay.errors import CheckError, SpecError
-from assay.spec.checks import PythonCheck
-from assay.spec.files import shown
-from assay.spec.task import TaskSpec
+from assay.formats.checks import PythonCheck
+from assay.formats.files import shown
+from assay.formats.task import TaskSpec
 from assay.verify.context import VerifyContext
 from assay.verify.model import CheckRun
 from assay.world.live import World

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from assay.formats.checks import CheckBase, PythonCheck
 from assay.registry import import_reference
-from assay.spec.checks import CheckBase, PythonCheck
 from assay.verify.context import VerifyContext
 from assay.verify.model import CheckRun
 from assay.verify.python import Verifiers, run_python_check

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from assay.spec.checks import ScriptCheck
+from assay.formats.checks import ScriptCheck
 from assay.verify.blame import Blame, verifier_blame
 from assay.verify.context import VerifyContext
 from assay.verify.model import CheckRun

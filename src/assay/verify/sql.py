@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from assay.errors import CheckError
-from assay.spec.checks import Derived, SqlCheck
+from assay.formats.checks import Derived, SqlCheck
 from assay.verify.compare import SYMBOLS, compare, describe
 from assay.verify.context import VerifyContext
 from assay.verify.model import CheckRun

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from assay.errors import SpecError, UsageError
-from assay.spec.files import shown
-from assay.spec.world import WorldSpec
+from assay.formats.files import shown
+from assay.formats.world import WorldSpec
 from assay.world.copies import CopyPool
 from assay.world.database import SqliteCopy, WorldCopy
 from assay.world.snapshot import Snapshot, load_snapshot

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from assay.spec.task import TaskSpec
+    from assay.formats.task import TaskSpec
     from assay.world.container.installed import InstalledAgent
     from assay.world.container.verification import VerifierRun
     from assay.world.database import WorldCopy

@@ -10,8 +10,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
 
-from assay.spec.task import TaskSpec
-from assay.spec.world import WorldSpec
+from assay.formats.task import TaskSpec
+from assay.formats.world import WorldSpec
 from assay.world.backend import Backend, SqliteBackend
 from assay.world.clock import Clock
 from assay.world.database import WorldCopy
@@ -22,7 +22,7 @@ from assay.world.shared import SharedCopy
 from assay.world.tools import Tool
 
 if TYPE_CHECKING:
-    from assay.spec.verifier_choice import VerifierChoice
+    from assay.formats.verifier_choice import VerifierChoice
     from assay.world.container.installed import InstalledAgent
 
 _ARGS_JSON = json.JSONEncoder(sort_keys=True, default=str)  # json.dumps would build it every call

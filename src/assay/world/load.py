@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from assay.errors import SpecError, UsageError
+from assay.formats.files import read_bytes, shown
+from assay.formats.layout import is_container_world
+from assay.formats.load import TASKS_DIR, check_queries, read_task, read_world, task_files
+from assay.formats.task import TaskSpec
+from assay.formats.world import WorldSpec
 from assay.registry import Registry
-from assay.spec.files import read_bytes, shown
-from assay.spec.layout import is_container_world
-from assay.spec.load import TASKS_DIR, check_queries, read_task, read_world, task_files
-from assay.spec.task import TaskSpec
-from assay.spec.world import WorldSpec
 from assay.world.backend import Backend, SqliteBackend, open_backend
 from assay.world.live import World
 from assay.world.modules import load_file
@@ -23,14 +23,14 @@ from assay.world.services import Service, service_class
 from assay.world.tools import BUILTIN_TOOLS, Tool
 
 if TYPE_CHECKING:
-    from assay.spec.verifier_choice import VerifierChoice
+    from assay.formats.verifier_choice import VerifierChoice
 
 # The code that proves a task's queries read-only; a proof that passed is kept while it is unchanged.
 QUERIES_PROOF_CODE = (
-    "assay.spec.check_union",
-    "assay.spec.checks",
-    "assay.spec.load",
-    "assay.spec.sqltext",
+    "assay.formats.check_union",
+    "assay.formats.checks",
+    "assay.formats.load",
+    "assay.formats.sqltext",
 )
 
 
@@ -272,7 +272,7 @@ def _prove_service_query(sql: str, file: str, field: str) -> None:
     kept = proof_key(QUERIES_PROOF_CODE, "service query", sql)
     if proved_before(kept):
         return
-    from assay.spec.sqltext import UnsafeSql, readonly_statement  # sqlglot: ~0.1 s
+    from assay.formats.sqltext import UnsafeSql, readonly_statement  # sqlglot: ~0.1 s
 
     try:
         readonly_statement(sql, "sqlite", what="service query")  # SQLite dialect everywhere

@@ -10,7 +10,7 @@ from pathlib import Path
 from types import ModuleType
 
 from assay.errors import SpecError
-from assay.spec.files import shown
+from assay.formats.files import shown
 
 
 def load_file(path: Path) -> ModuleType:

@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from assay import __version__
-from assay.spec.files import read_toml
+from assay.formats.files import read_toml
 from assay.world.proofs import proof_key
 from assay.world.snapshot import cache_dir
 
-PARSING_CODE = ("assay.spec.files",)
+PARSING_CODE = ("assay.formats.files",)
 
 
 class ParsedFiles:

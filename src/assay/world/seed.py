@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from assay.errors import SpecError
-from assay.spec.files import read_text, shown
+from assay.formats.files import read_text, shown
 
 
 class SeedTarget(Protocol):

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.errors import SpecError
-from assay.spec.files import read_text, shown
-from assay.spec.world import RESERVED_PREFIX, WorldSpec
+from assay.formats.files import read_text, shown
+from assay.formats.world import RESERVED_PREFIX, WorldSpec
 from assay.world import changes
 from assay.world.database import ChangedRows, SqliteDatabase
 from assay.world.digest import combine, digest_rows, row_text, text_hash, updated

@@ -18,7 +18,7 @@ from pydantic import (
     create_model,
 )
 
-from assay.spec.files import field_path
+from assay.formats.files import field_path
 
 
 class InvalidArguments(ValueError):

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from assay.errors import CheckError
-from assay.spec.checks import FhirResourceStateCheck
+from assay.formats.checks import FhirResourceStateCheck
 from assay.verify.healthcare.fhir import compile_fhir_check, fhir_path, run_fhir_check
 from assay.world.guard import QueryFailed
 from assay.world.services.healthcare.fhir.fhirpath import syntax_problem

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from assay.errors import SpecError
-from assay.spec.files import shown
+from assay.formats.files import shown
 from assay.world.container.dockerfile import (
     BuildPlan,
     CopyStep,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from assay.errors import SpecError
-from assay.spec.sandbox_images import SUITE_NAMES
+from assay.formats.container_images import SUITE_NAMES
 from assay.world.container.imagemap import (
     UnsupportedImage,
     base_for,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from assay.spec.checks import SqlCheck
-from assay.spec.task import TaskSpec
+from assay.formats.checks import SqlCheck
+from assay.formats.task import TaskSpec
 from assay.verify.context import VerifyContext
 from assay.verify.sql import run_sql_check
 from assay.verify.views import ReadView

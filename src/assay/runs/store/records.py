@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # rows of SQLAlchemy's, or of `assay.runs.store.lite` (named 
 
     from sqlalchemy import Row
 
-    from assay.spec.verifier_choice import VerifierChoice
+    from assay.formats.verifier_choice import VerifierChoice
 
     StoredRow: TypeAlias = Row[*tuple[Any, ...]]  # a row of any columns
 

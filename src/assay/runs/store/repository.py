@@ -29,7 +29,7 @@ from assay.score.result import TaskRunResult
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-    from assay.spec.verifier_choice import VerifierChoice
+    from assay.formats.verifier_choice import VerifierChoice
 
 # Every module of the store imports SQLAlchemy in the methods that use it, not at the top: the
 # methods on `assay run`'s path run named statements (`assay.runs.store.lite`), so a run on an

@@ -9,8 +9,8 @@ import shlex
 from typing import Any
 
 from assay.errors import UsageError
+from assay.formats.task import TaskSpec
 from assay.settings import in_force
-from assay.spec.task import TaskSpec
 from assay.taskrun.actions import AnyAction, Finish, call
 from assay.taskrun.agents.model import Usage
 from assay.taskrun.agents.names import AgentName

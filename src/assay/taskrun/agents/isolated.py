@@ -22,7 +22,7 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from assay.errors import AgentFailure, UsageError
-from assay.spec.task import TaskSpec
+from assay.formats.task import TaskSpec
 from assay.taskrun.agents import sandbox
 from assay.taskrun.agents.base import OutOfTime
 from assay.taskrun.agents.names import AgentName

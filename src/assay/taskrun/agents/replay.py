@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import UsageError
-from assay.spec.task import TaskSpec
+from assay.formats.task import TaskSpec
 from assay.taskrun.agents.names import AgentName
 from assay.taskrun.agents.scripted import ActionsAgent
 

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Protocol
 
 from assay.errors import UsageError
+from assay.formats.task import TaskSpec
 from assay.registry import KindError, Registry
-from assay.spec.task import TaskSpec
 from assay.taskrun.agents.base import Agent
 from assay.taskrun.agents.isolated import DEFAULT_ACTION_TIMEOUT_S, IsolatedAgents
 from assay.taskrun.agents.names import AgentName, parse_agent

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from assay.errors import UsageError
-from assay.spec.task import Step, TaskSpec
+from assay.formats.task import Step, TaskSpec
 from assay.taskrun.actions import AnyAction, Finish, Say, call
 from assay.taskrun.observation import Observation
 

@@ -11,12 +11,12 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from assay.errors import UsageError
+from assay.formats.files import shown
+from assay.formats.load import TASKS_DIR
 from assay.provider import ModelOptions
 from assay.runs.plan import new_id
 from assay.runs.stamps import now
 from assay.settings import in_force
-from assay.spec.files import shown
-from assay.spec.load import TASKS_DIR
 from assay.trust.drafting.conversation import Drafting
 from assay.trust.drafting.drafts import DraftResult, Scratch
 from assay.trust.drafting.prompt import build_messages, prompt_hash

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from tomlkit.exceptions import TOMLKitError
 
 from assay.errors import SpecError, UsageError
-from assay.spec.load import TASKS_DIR
+from assay.formats.load import TASKS_DIR
 from assay.trust.model import TaskValidation
 from assay.trust.validate import validate_world
 

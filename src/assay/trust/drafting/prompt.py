@@ -7,7 +7,7 @@ import hashlib
 import json
 from typing import Any
 
-from assay.spec.files import read_text
+from assay.formats.files import read_text
 from assay.world.live import World
 
 SAMPLE_ROWS = 3  # rows shown per table of the starting state

@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from assay.errors import CheckError
-from assay.spec.checks import FhirResourceStateCheck
+from assay.formats.checks import FhirResourceStateCheck
 from assay.verify.context import VerifyContext
 from assay.verify.healthcare.items import (
     ItemResult,

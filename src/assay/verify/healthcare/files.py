@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from assay.errors import CheckError
-from assay.spec.checks import SftpFilePresentCheck
+from assay.formats.checks import SftpFilePresentCheck
 from assay.verify.context import VerifyContext
 from assay.verify.healthcare.formats import Unreadable, parsed, path_problem, value
 from assay.verify.healthcare.items import (

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from assay.errors import CheckError
-from assay.spec.checks import Hl7StructuralCheck
+from assay.formats.checks import Hl7StructuralCheck
 from assay.verify.context import VerifyContext
 from assay.verify.healthcare.items import (
     ItemResult,

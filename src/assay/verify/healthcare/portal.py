@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from assay.errors import CheckError
-from assay.spec.checks import PortalStateMatchCheck
+from assay.formats.checks import PortalStateMatchCheck
 from assay.verify.context import VerifyContext
 from assay.verify.healthcare.items import (
     ItemResult,

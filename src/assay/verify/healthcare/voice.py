@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from assay.errors import CheckError
-from assay.spec.checks import VoiceTranscriptCheck
+from assay.formats.checks import VoiceTranscriptCheck
 from assay.verify.context import VerifyContext
 from assay.verify.model import CheckRun
 from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout

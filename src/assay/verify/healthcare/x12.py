@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from assay.errors import CheckError
-from assay.spec.checks import X12ResponseCheck
+from assay.formats.checks import X12ResponseCheck
 from assay.verify.context import VerifyContext
 from assay.verify.healthcare.items import (
     ItemResult,

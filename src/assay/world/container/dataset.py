@@ -11,12 +11,12 @@ from collections.abc import Collection
 from pathlib import Path
 
 from assay.errors import SpecError, UsageError
+from assay.formats.checks import ScriptCheck
+from assay.formats.container_task import ContainerTask, is_task_dir, read_sandbox_task, task_dirs
+from assay.formats.task import Customer, Solution, Step, TaskSpec, WrongSolution
+from assay.formats.verifier_choice import VerifierChoice, with_verifier_choice
+from assay.formats.world import DatabaseSpec, RoleSpec, WorldSpec
 from assay.settings import in_force
-from assay.spec.checks import ScriptCheck
-from assay.spec.sandbox import SandboxTask, is_task_dir, read_sandbox_task, task_dirs
-from assay.spec.task import Customer, Solution, Step, TaskSpec, WrongSolution
-from assay.spec.verifier_choice import VerifierChoice, with_verifier_choice
-from assay.spec.world import DatabaseSpec, RoleSpec, WorldSpec
 from assay.world.container.imagemap import load_user_images
 from assay.world.container.kind import ContainerKind
 from assay.world.container.tools import EXEC, MAX_EXEC_TIMEOUT_S
@@ -47,7 +47,7 @@ def load_container_world(
     """
     if world_db is not None:
         raise UsageError("--world-db: a container-format world keeps no database to move")
-    found: dict[str, SandboxTask] = {}
+    found: dict[str, ContainerTask] = {}
     rejected: dict[str, SpecError] = {}
     for folder in task_dirs(path):
         if folder.name in left_out:
@@ -86,7 +86,7 @@ def load_container_world(
     return world, rejected
 
 
-def task_spec(task: SandboxTask, pass_threshold: float | None = None) -> TaskSpec:
+def task_spec(task: ContainerTask, pass_threshold: float | None = None) -> TaskSpec:
     """The task as assay runs it: the instruction is the request (a multi-step task's first
     step's; each later one comes as the customer's next message), the test script its one check,
     and the reference solution an exec of each solve.sh carried in the command itself, a finish
@@ -123,7 +123,7 @@ def task_spec(task: SandboxTask, pass_threshold: float | None = None) -> TaskSpe
     )
 
 
-def wrong_solutions(task: SandboxTask, timeout_s: float) -> list[WrongSolution]:
+def wrong_solutions(task: ContainerTask, timeout_s: float) -> list[WrongSolution]:
     """Each `solution/wrong/<name>/solve.sh`, careless work that `assay validate` requires not to
     be verified: run like the oracle at the first step, every step then finished."""
     folder = task.solution_dir / WRONG_DIR if task.solution_dir is not None else None
@@ -146,7 +146,7 @@ def wrong_solutions(task: SandboxTask, timeout_s: float) -> list[WrongSolution]:
     ]
 
 
-def _agent_time_limits(task: SandboxTask) -> list[float]:
+def _agent_time_limits(task: ContainerTask) -> list[float]:
     """Each step's agent time (one for a task of one step): its own, else the task's, else a day
     that still ends."""
     default = task.config.agent.timeout_sec or DEFAULT_AGENT_TIMEOUT_S
@@ -155,7 +155,7 @@ def _agent_time_limits(task: SandboxTask) -> list[float]:
     return [step.agent.timeout_sec or default for step in task.config.steps]
 
 
-def solution_plan(task: SandboxTask) -> list[Path | None]:
+def solution_plan(task: ContainerTask) -> list[Path | None]:
     """The folder the oracle runs for each step, as the format's oracle chooses it: the step's
     `steps/<name>/solution/`, else the task's `solution/` (None: the step has none). A task of one
     step has one entry."""
@@ -169,12 +169,12 @@ def solution_plan(task: SandboxTask) -> list[Path | None]:
     ]
 
 
-def solution_dirs(task: SandboxTask) -> list[Path]:
+def solution_dirs(task: ContainerTask) -> list[Path]:
     """The folders the oracle runs, in order (see `solution_plan`)."""
     return [folder for folder in solution_plan(task) if folder is not None]
 
 
-def oracle_command(task: SandboxTask, folder: Path | None = None) -> str:
+def oracle_command(task: ContainerTask, folder: Path | None = None) -> str:
     """A shell command that unpacks `folder` (the task's `solution/` by default) into /solution
     and runs solve.sh, logging to /logs/agent/oracle.txt: the oracle knows the answer and acts
     through exec like any agent."""

@@ -9,7 +9,7 @@ import tarfile
 from pathlib import Path
 
 from assay.errors import SpecError
-from assay.spec.files import shown
+from assay.formats.files import shown
 from assay.world.container.dockerignore import DockerIgnore
 
 GLOB_CHARACTERS = re.compile(r"[*?\[]")

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from assay.errors import SpecError
-from assay.spec.files import read_text, shown
+from assay.formats.files import read_text, shown
 from assay.world.container.dockercontext import CopySources
 from assay.world.container.dockerignore import read_dockerignore
 from assay.world.container.dockerparse import Instruction, escape_character, parse_dockerfile

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assay.errors import SpecError
-from assay.spec.files import read_text, shown
+from assay.formats.files import read_text, shown
 
 IGNORE_FILE = ".dockerignore"
 BOM = "\ufeff"

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assay.errors import SpecError
-from assay.spec.files import shown
-from assay.spec.sandbox_images import IMAGES_FILE, ImageMapping, read_images_file
+from assay.formats.container_images import IMAGES_FILE, ImageMapping, read_images_file
+from assay.formats.files import shown
 from assay.world.container.baseroot import BaseRootFailed, base_root
 from assay.world.container.imageref import Reference, parse_reference
 from assay.world.container.images import Base, builtin, mapped, python_env

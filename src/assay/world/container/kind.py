@@ -7,14 +7,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay.spec.sandbox import SandboxTask
+from assay.formats.container_task import ContainerTask
 from assay.world.container.imagemap import NO_USER, UserImages
 from assay.world.container.installed import InstalledAgent
 from assay.world.container.trial import Trial
 from assay.world.container.trial_files import keep_trial_files
 
 if TYPE_CHECKING:
-    from assay.spec.task import TaskSpec
+    from assay.formats.task import TaskSpec
     from assay.world.container.verification import VerifierRun
     from assay.world.database import WorldCopy
     from assay.world.live import World
@@ -25,7 +25,7 @@ class ContainerKind:
     """The container-format tasks of a world, by id, and how their task runs start."""
 
     root: Path
-    tasks: dict[str, SandboxTask]
+    tasks: dict[str, ContainerTask]
     notes: list[str] = field(default_factory=list)
     trial_folders: Path | None = None  # where each task run's trial folder is kept
     images: UserImages = NO_USER  # the images.toml mappings its task runs use

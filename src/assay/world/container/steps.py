@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay.spec.sandbox import resolve_templates
-from assay.spec.sandbox_steps import StepFiles, below_min_reward, combined_rewards, step_config
+from assay.formats.container_steps import StepFiles, below_min_reward, combined_rewards, step_config
+from assay.formats.container_task import resolve_templates
 from assay.world.container.box import Sandbox, SandboxError, release_layer
 from assay.world.container.entrypoint import start_entrypoint
 from assay.world.container.verification import VerifierRun, verify

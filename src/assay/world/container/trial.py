@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import EnvironmentFailure, SpecError
-from assay.spec.sandbox import Healthcheck, SandboxTask, resolve_templates
-from assay.spec.sandbox_steps import step_config
+from assay.formats.container_steps import step_config
+from assay.formats.container_task import ContainerTask, Healthcheck, resolve_templates
 from assay.world.container.box import Options, Sandbox, SandboxError, release_layer
 from assay.world.container.build import BuildFailed, cached_layer
 from assay.world.container.confine import Limits
@@ -46,7 +46,7 @@ class Trial:
 
     def __init__(
         self,
-        task: SandboxTask,
+        task: ContainerTask,
         images: UserImages = NO_USER,
         *,
         keep_logs: bool = False,

@@ -10,7 +10,7 @@ from typing import Any
 import psycopg
 
 from assay.errors import EnvironmentFailure
-from assay.spec.world import WorldSpec
+from assay.formats.world import WorldSpec
 from assay.world.database import ChangedRows, Params, Written
 from assay.world.digest import combine
 from assay.world.guard import QueryRefused

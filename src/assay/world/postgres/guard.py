@@ -1,6 +1,6 @@
 """Checks on PostgreSQL: a login role that may only SELECT, one query in a read-only transaction.
 
-The static proof in `spec.sqltext` refuses writes before a check runs; this guard does not rely on
+The static proof in `formats.sqltext` refuses writes before a check runs; this guard does not rely on
 it. The role holds SELECT grants and nothing else; each query runs through a cursor (`DECLARE …
 CURSOR FOR`, which takes one SELECT and nothing else) inside `BEGIN READ ONLY`, after a first
 query has fixed the snapshot, so neither `SET TRANSACTION READ WRITE` nor

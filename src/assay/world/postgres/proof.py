@@ -12,11 +12,11 @@ from pathlib import Path
 import sqlglot
 
 from assay.errors import SpecError
-from assay.spec.files import read_text, shown
-from assay.spec.load import queries
-from assay.spec.sqltext import quiet_parser
-from assay.spec.task import TaskSpec
-from assay.spec.world import WorldSpec
+from assay.formats.files import read_text, shown
+from assay.formats.load import queries
+from assay.formats.sqltext import quiet_parser
+from assay.formats.task import TaskSpec
+from assay.formats.world import WorldSpec
 from assay.world.postgres.schema import primary_keys
 from assay.world.postgres.translate import TranslationError, Translator
 

@@ -13,9 +13,9 @@ import sqlglot
 from sqlglot import exp
 
 from assay.errors import SpecError
-from assay.spec.files import read_text
-from assay.spec.sqltext import quiet_parser
-from assay.spec.world import WorldSpec
+from assay.formats.files import read_text
+from assay.formats.sqltext import quiet_parser
+from assay.formats.world import WorldSpec
 
 DType = exp.DataType.Type
 

@@ -16,8 +16,8 @@ from typing import Any
 from psycopg import errors, sql
 
 from assay.errors import SpecError
-from assay.spec.files import read_text, shown
-from assay.spec.world import RESERVED_PREFIX, WorldSpec
+from assay.formats.files import read_text, shown
+from assay.formats.world import RESERVED_PREFIX, WorldSpec
 from assay.world.digest import digest_rows
 from assay.world.postgres import changes
 from assay.world.postgres.database import PostgresDatabase

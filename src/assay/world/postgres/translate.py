@@ -16,7 +16,7 @@ from sqlglot import exp
 from sqlglot.dialects.sqlite import SQLite
 from sqlglot.tokens import TokenType
 
-from assay.spec.sqltext import quiet_parser
+from assay.formats.sqltext import quiet_parser
 from assay.world.postgres.errors import TranslationError
 from assay.world.postgres.portable import portable
 

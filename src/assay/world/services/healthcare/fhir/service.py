@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from urllib.parse import parse_qs
 
 from assay.errors import ServiceError, SpecError
-from assay.spec.files import shown
+from assay.formats.files import shown
 from assay.world.services.base import Service, canonical
 from assay.world.services.healthcare.fhir.bundles import run_bundle
 from assay.world.services.healthcare.fhir.limits import MAX_DEPTH, too_deep

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from assay.errors import SpecError
-from assay.spec.files import shown
+from assay.formats.files import shown
 from assay.world.services.base import Service, canonical
 from assay.world.services.healthcare.events import EVENTS_TABLE, next_row_id, record_event
 from assay.world.services.healthcare.hl7.acks import ack_message, answer_codes

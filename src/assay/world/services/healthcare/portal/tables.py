@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import SpecError
-from assay.spec.files import shown
+from assay.formats.files import shown
 from assay.world.services.healthcare.events import EVENTS_TABLE
 
 TABLES = """

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import SpecError
-from assay.spec.files import shown
+from assay.formats.files import shown
 
 COLUMNS = {
     "payers": ("payer_id", "name"),

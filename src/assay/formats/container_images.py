@@ -7,7 +7,7 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, StrictBool, StringConstraints
 
-from assay.spec.files import parse_model, read_toml, shown
+from assay.formats.files import parse_model, read_toml, shown
 
 # The Debian suites a root can be built from (deb.debian.org carries them).
 SuiteName = Literal["bullseye", "bookworm", "trixie"]

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from assay.spec.check_union import Check
+from assay.formats.check_union import Check
 
 Split = Literal["train", "dev", "holdout"]
 CHANGE_AT = re.compile(r"^(first_write|turn:[1-9][0-9]*|after:[A-Za-z_][A-Za-z0-9_]*)$")

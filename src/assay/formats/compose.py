@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from assay.errors import SpecError
-from assay.spec.files import read_text, shown
+from assay.formats.files import read_text, shown
 
 MAIN = "main"
 # Keys of the main service that change nothing a single sandbox does: the runner's own template

@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 from assay.errors import SpecError
-from assay.spec.files import shown
-from assay.spec.sandbox import (
-    SandboxTask,
+from assay.formats.container_task import (
+    ContainerTask,
     TaskConfig,
     is_task_dir,
     read_sandbox_task,
@@ -19,6 +18,7 @@ from assay.spec.sandbox import (
     resolve_templates,
     task_dirs,
 )
+from assay.formats.files import shown
 
 TEST_SH = "#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n"
 
@@ -565,7 +565,7 @@ def test_a_minimal_task_directory_has_no_optional_files(tmp_path: Path) -> None:
     absent = (task.solve_script, task.pre_artifacts, task.dockerfile, task.compose)
     assert absent == (None, None, None, None)
     assert (task.tests_dockerfile, task.solution_dir, task.environment_dir) == (None, None, None)
-    assert isinstance(task, SandboxTask)
+    assert isinstance(task, ContainerTask)
 
 
 TASK_REFUSALS = {

@@ -1,4 +1,4 @@
-"""A container-format task directory as a SandboxTask, and `${VAR}` templates
+"""A container-format task directory as a ContainerTask, and `${VAR}` templates
 (docs/contracts/container.md §1, §2)."""
 
 from __future__ import annotations
@@ -9,10 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assay.errors import SpecError
-from assay.spec.compose import ComposeMain, read_compose
-from assay.spec.files import parse_model, read_text, read_toml, shown
-from assay.spec.layout import is_task_dir
-from assay.spec.sandbox_config import (
+from assay.formats.compose import ComposeMain, read_compose
+from assay.formats.container_config import (
     AgentConfig,
     Artifact,
     Author,
@@ -27,18 +25,20 @@ from assay.spec.sandbox_config import (
     VerifierConfig,
     VerifierMode,
 )
-from assay.spec.sandbox_steps import StepFiles
+from assay.formats.container_steps import StepFiles
+from assay.formats.files import parse_model, read_text, read_toml, shown
+from assay.formats.layout import is_task_dir
 
 __all__ = [
     "AgentConfig",
     "Artifact",
     "Author",
     "CollectHook",
+    "ContainerTask",
     "EnvironmentConfig",
     "Healthcheck",
     "NetworkMode",
     "Phase",
-    "SandboxTask",
     "SolutionConfig",
     "TaskConfig",
     "TaskInfo",
@@ -57,7 +57,7 @@ SCRIPT_EXTENSIONS = {"linux": (".sh",), "windows": (".bat",)}
 
 
 @dataclass(frozen=True)
-class SandboxTask:
+class ContainerTask:
     """A container-format task directory: its id, instruction, config and the files it has."""
 
     id: str
@@ -102,7 +102,7 @@ def read_task_config(path: Path) -> TaskConfig:
     return parse_model(TaskConfig, read_toml(path), shown(path))
 
 
-def read_sandbox_task(root: Path) -> SandboxTask:
+def read_sandbox_task(root: Path) -> ContainerTask:
     """A task directory, checked: a valid id, task.toml, instruction.md and a non-empty test.sh."""
     if not is_task_dir(root):
         raise SpecError(shown(root), None, "not a task directory: it holds no task.toml")
@@ -124,7 +124,7 @@ def read_sandbox_task(root: Path) -> SandboxTask:
     compose = _file(root / "environment" / "docker-compose.yaml") or _file(
         root / "environment" / "docker-compose.yml"
     )
-    return SandboxTask(
+    return ContainerTask(
         id=root.name,
         root=root,
         instruction=instruction,

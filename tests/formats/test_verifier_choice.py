@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from sandboxkit import make_task
 
-from assay.spec.sandbox import read_sandbox_task
-from assay.spec.verifier_choice import SHARED_REFUSED, verifier_choice, with_verifier_choice
+from assay.formats.container_task import read_sandbox_task
+from assay.formats.verifier_choice import SHARED_REFUSED, verifier_choice, with_verifier_choice
 from assay.world.container.dataset import load_container_world
 from assay.world.container.kind import container_kind
 

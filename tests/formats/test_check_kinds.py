@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from assay.errors import SpecError
+from assay.formats.checks import CHECK_KINDS, PythonCheck
+from assay.formats.load import read_task
+from assay.formats.task import TaskSpec
 from assay.registry import import_reference
 from assay.runs.benchmark import typed_check_problems
-from assay.spec.checks import CHECK_KINDS, PythonCheck
-from assay.spec.load import read_task
-from assay.spec.task import TaskSpec
 
 USER_KINDS = """
 from typing import ClassVar, Literal

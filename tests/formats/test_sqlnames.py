@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from assay.spec.sqlnames import unknown_names
-from assay.spec.sqltext import readonly_statement
+from assay.formats.sqlnames import unknown_names
+from assay.formats.sqltext import readonly_statement
 
 SCHEMA = {
     "orders": ("id", "customer_id", "status", "total_cents"),

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Union
 from pydantic import BaseModel, Discriminator, PlainValidator, Tag
 from pydantic_core import InitErrorDetails, ValidationError
 
+from assay.formats.checks import CHECK_KINDS, CheckBase, kind_name
 from assay.registry import KindError, is_reference
-from assay.spec.checks import CHECK_KINDS, CheckBase, kind_name
 
 
 def _refusal(kind: Any, problem: str) -> ValidationError:

@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import SpecError
-from assay.spec.checks import AnswerCheck, Derived, JudgeCheck, SqlCheck
-from assay.spec.files import parse_model, read_toml, shown
-from assay.spec.task import TaskSpec
-from assay.spec.world import WorldSpec
+from assay.formats.checks import AnswerCheck, Derived, JudgeCheck, SqlCheck
+from assay.formats.files import parse_model, read_toml, shown
+from assay.formats.task import TaskSpec
+from assay.formats.world import WorldSpec
 
 WORLD_FILE = "world.toml"
 TASKS_DIR = "tasks"
@@ -98,7 +98,11 @@ def missing_goal(task: TaskSpec) -> str | None:
 
 def check_queries(task: TaskSpec, backend: str, file: str) -> None:
     """Every query a task holds is one read-only statement, proved before anything runs."""
-    from assay.spec.sqltext import UnsafeSql, parameters_in, readonly_statement  # sqlglot: ~0.1 s
+    from assay.formats.sqltext import (  # sqlglot: ~0.1 s
+        UnsafeSql,
+        parameters_in,
+        readonly_statement,
+    )
 
     for index, check in enumerate(task.checks):
         for field, sql, params in queries(check):

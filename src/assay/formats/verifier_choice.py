@@ -14,7 +14,9 @@ import dataclasses
 from typing import TYPE_CHECKING, Literal, cast
 
 if TYPE_CHECKING:
-    from assay.spec.sandbox import SandboxTask  # not at run time: a database world's runs read this
+    from assay.formats.container_task import (
+        ContainerTask,  # not at run time: a database world's runs read this
+    )
 
 VerifierChoice = Literal["task", "separate"]
 CHOICES: tuple[VerifierChoice, ...] = ("task", "separate")
@@ -33,7 +35,7 @@ def verifier_choice(value: str) -> VerifierChoice:
     raise ValueError(f"{value!r} is not task or separate")
 
 
-def with_verifier_choice(task: SandboxTask, choice: VerifierChoice) -> SandboxTask:
+def with_verifier_choice(task: ContainerTask, choice: VerifierChoice) -> ContainerTask:
     """The task as a run with `choice` runs it: separate makes its verifier separate, whatever its
     task.toml says (its [verifier.environment], if any, still says which environment)."""
     if choice == "task" or task.config.verifier_mode() == "separate":

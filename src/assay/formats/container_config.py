@@ -16,7 +16,7 @@ from pydantic import (
     model_validator,
 )
 
-from assay.spec.task import Split
+from assay.formats.task import Split
 
 NetworkMode = Literal["no-network", "public", "allowlist"]
 Phase = Literal["build", "agent", "verifier"]

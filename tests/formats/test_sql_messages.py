@@ -9,7 +9,7 @@ import pytest
 from worldkit import BASIC_TASK, write_world
 
 from assay.cli.app import run_app
-from assay.spec.sqltext import UnsafeSql, readonly_statement
+from assay.formats.sqltext import UnsafeSql, readonly_statement
 
 NAMED = {
     "REINDEX": "is a REINDEX statement",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from assay.spec.sandbox_config import StepConfig, TaskConfig, VerifierConfig
+from assay.formats.container_config import StepConfig, TaskConfig, VerifierConfig
 
 
 @dataclass(frozen=True)

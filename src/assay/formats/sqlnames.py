@@ -15,8 +15,8 @@ from sqlglot.errors import OptimizeError
 from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
-from assay.spec.sqltext import DIALECTS
-from assay.spec.world import RESERVED_PREFIX
+from assay.formats.sqltext import DIALECTS
+from assay.formats.world import RESERVED_PREFIX
 
 Schema = Mapping[str, Iterable[str]]
 _UNKNOWN_COLUMN = re.compile(r"^Unknown column: (.+)$")
