@@ -12,7 +12,7 @@ from assay.score.result import TaskRunResult
 from assay.score.summary import Summary
 from assay.score.task import score_task
 from assay.taskrun.rollout import RunError
-from assay.verify.model import CheckRun
+from assay.verify.check_run import CheckRun
 
 ASSAY = Path(sys.executable).parent / "assay"
 

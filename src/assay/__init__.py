@@ -19,7 +19,7 @@ _EXPORTS = {
     "SpecError": "assay.errors",
     "CheckError": "assay.errors",
     "CheckBase": "assay.formats.checks",
-    "CheckRun": "assay.verify.model",
+    "CheckRun": "assay.verify.check_run",
     "EnvironmentFailure": "assay.errors",
     "AgentFailure": "assay.errors",
     "UsageError": "assay.errors",
@@ -103,7 +103,7 @@ if TYPE_CHECKING:
     from assay.taskrun.agents.base import Agent
     from assay.taskrun.observation import Observation
     from assay.verify.answer import numbers_in, states_number
-    from assay.verify.model import CheckRun
+    from assay.verify.check_run import CheckRun
     from assay.verify.python import check, optional, verifier
     from assay.world.services.base import Service
     from assay.world.tools import Tool, tool

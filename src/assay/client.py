@@ -1,6 +1,6 @@
 """A Python client of the HTTP API: create a benchmark run, drive its task runs, read the results.
 
-Every answer is the API's own response model (`assay.served.models`), so fields are attributes:
+Every answer is the API's own response model (`assay.served.wire`), so fields are attributes:
 
 ```python
 from assay.client import Client
@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import httpx
 from pydantic import BaseModel
 
-from assay.served.models import (
+from assay.served.wire import (
     BenchmarkRunOut,
     CheckRunOut,
     CheckRunPage,

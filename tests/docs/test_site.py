@@ -73,7 +73,7 @@ def test_the_python_reference_lists_every_public_name(site):
         if not name.startswith("_")
     }
     answers = {
-        f"assay.served.models.{name}"
+        f"assay.served.wire.{name}"
         for name in ("RunCreated", "Completion", "TaskRunOut", "BenchmarkRunOut", "CheckRunOut")
     }
     assert public | client | answers <= anchors

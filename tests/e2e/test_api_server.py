@@ -19,7 +19,7 @@ from assay.api.fhir_http import FHIR_PATH
 from assay.client import ApiError, Client, RunClient
 from assay.runs import open_benchmark
 from assay.runs.store import open_store
-from assay.served.models import Completion, RunCreated
+from assay.served.wire import Completion, RunCreated
 from assay.taskrun.agents import ScriptedAgent
 from assay.taskrun.observation import Observation
 

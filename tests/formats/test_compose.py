@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.formats.test_container_task import write_task
 
 from assay.errors import SpecError
 from assay.formats.container_task import read_sandbox_task
+from tests.formats.test_container_task import write_task
 
 # What the format's own converter writes for a Terminal-Bench task it cannot collapse further.
 CONVERTED = """services:

@@ -85,7 +85,7 @@ def test_a_task_run_without_a_trajectory_says_so(outcome):
 
 
 def test_a_container_task_run_shows_its_verifier_output_and_reward_file(outcome):
-    from assay.verify.model import CheckRun
+    from assay.verify.check_run import CheckRun
 
     script = CheckRun(
         name="the task's tests pass",

@@ -14,7 +14,7 @@ from assay.score import (
     verdict,
     weighted_score,
 )
-from assay.verify.model import CheckRun
+from assay.verify.check_run import CheckRun
 
 
 def run(

@@ -11,7 +11,7 @@ from assay.formats.task import TaskSpec
 from assay.score.result import TaskRunResult
 from assay.trust.proofs import noop_proof, proved_outcome, reference_proof, replay_proof
 from assay.trust.record import run_record
-from assay.verify.model import CheckRun
+from assay.verify.check_run import CheckRun
 
 SOLVED = TaskSpec.model_validate(
     {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.verify.model import CheckRun
+from assay.verify.check_run import CheckRun
 from assay.verify.script import LONGEST_LINE, verifier_last_line
 
 

@@ -1,6 +1,6 @@
 """The HTTP API: any agent, in any language, drives task runs and gets graded.
 
-Names are imported on first use: a client reading `assay.served.models` needs none of the app.
+Names are imported on first use: a client reading `assay.served.wire` needs none of the app.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from assay.api.routes_x12 import router as x12_routes
 from assay.served import benchmark_runs, task_runs
 from assay.served.context import Context
 from assay.served.errors import ErrorBody, error_response
-from assay.served.models import (
+from assay.served.wire import (
     Act,
     BenchmarkRunOut,
     CheckRunOut,

@@ -6,8 +6,8 @@ from assay.runs.store.progress import CheckRunRef
 from assay.served.auth import Caller
 from assay.served.context import Context
 from assay.served.errors import ApiError, not_found
-from assay.served.models import CheckRunOut, CheckRunPage
 from assay.served.views import check_out
+from assay.served.wire import CheckRunOut, CheckRunPage
 
 
 def list_criterion_runs(

@@ -19,7 +19,7 @@ from assay.errors import SpecError, UsageError
 from assay.served import task_runs
 from assay.served.context import Context
 from assay.served.errors import ApiError, error_response
-from assay.served.models import Act, Complete, RejectedBody
+from assay.served.wire import Act, Complete, RejectedBody
 
 HOT = re.compile(r"/v1/task-runs/([^/]+)/(start|act|complete)")
 # the request cycle of uvicorn's httptools protocol, whose `transport` the lane's answers write to

@@ -12,7 +12,7 @@ from assay.api.dependencies import Operator
 from assay.errors import UsageError
 from assay.runs.keys import Scope, create_key, now_stamp
 from assay.served.errors import ApiError, ErrorBody
-from assay.served.models import Request as Body
+from assay.served.wire import Request as Body
 
 router = APIRouter(prefix="/v1/keys", tags=["keys"])
 RESPONSES: dict[int | str, dict[str, Any]] = {

@@ -10,8 +10,8 @@ from fastapi.responses import JSONResponse
 from assay.served.auth import Caller
 from assay.served.context import Context
 from assay.served.errors import ApiError, ErrorBody
-from assay.served.models import Act
 from assay.served.task_runs import act
+from assay.served.wire import Act
 from assay.taskrun.observation import Event
 
 # What a service surface may answer besides its result: documented for the OpenAPI document.

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from assay.cli.output import print_plain
 from assay.cli.render import console
-from assay.trust.model import PROOFS, Proof, TaskValidation, WorldValidation
+from assay.trust.findings import PROOFS, Proof, TaskValidation, WorldValidation
 
 if TYPE_CHECKING:
     from assay.trust.baseline import BaselineReport

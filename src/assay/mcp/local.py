@@ -16,7 +16,7 @@ from assay.served import benchmark_runs
 from assay.served.auth import Caller
 from assay.served.context import Context
 from assay.served.finishing import FINISHED
-from assay.served.models import CreateRun, RunCreated
+from assay.served.wire import CreateRun, RunCreated
 
 OPERATOR = Caller(scope="admin")
 

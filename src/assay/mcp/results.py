@@ -9,7 +9,7 @@ from typing import Any
 
 from mcp import types
 
-from assay.served.models import Completion
+from assay.served.wire import Completion
 from assay.taskrun.observation import Observation
 
 ENDED = "the task run has ended; call finish to grade it"

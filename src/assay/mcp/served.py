@@ -17,7 +17,7 @@ from assay.served import task_runs
 from assay.served.auth import Caller
 from assay.served.context import Context
 from assay.served.errors import ApiError
-from assay.served.models import Act
+from assay.served.wire import Act
 from assay.taskrun.observation import Observation
 
 

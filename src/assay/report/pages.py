@@ -10,7 +10,7 @@ from assay.runs.record import load_outcome
 from assay.runs.run import BenchmarkOutcome, BenchmarkRunResult
 from assay.runs.store import Store
 from assay.score.result import TaskRunResult
-from assay.verify.model import CheckRun
+from assay.verify.check_run import CheckRun
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ from assay.score.summary import Summary, summarize, with_usage
 from assay.score.task import score_task
 from assay.taskrun.rollout import Rollout, RunError
 from assay.taskrun.session import Session
+from assay.verify.check_run import CheckRun
 from assay.verify.context import VerifyContext
-from assay.verify.model import CheckRun
 from assay.verify.python import Verifiers
 from assay.verify.run import run_checks
 from assay.verify.views import ReadView

@@ -9,7 +9,7 @@ from pydantic import BaseModel
 from assay.score.summary import Summary
 from assay.score.task import Axis, Outcome, Verdict
 from assay.taskrun.rollout import RunError
-from assay.verify.model import CheckRun
+from assay.verify.check_run import CheckRun
 from assay.world.diff import StateChanges
 
 Status = Literal["active", "completed", "cancelled", "failed", "timed_out"]

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assay.score.task import Axis
-from assay.verify.model import CheckRun
+from assay.verify.check_run import CheckRun
 from assay.world.rewards import PRIMARY_KEY
 
 

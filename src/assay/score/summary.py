@@ -9,7 +9,7 @@ from pydantic import BaseModel
 from assay.provider import Usage
 from assay.score.task import Outcome
 from assay.taskrun.rollout import Rollout, Termination
-from assay.verify.model import CheckRun
+from assay.verify.check_run import CheckRun
 
 
 class Summary(BaseModel, defer_build=True):

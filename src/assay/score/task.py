@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from assay.verify.model import CheckRun
+from assay.verify.check_run import CheckRun
 
 Outcome = Literal["verified", "not_achieved", "rule_violated", "not_scored"]
 Verdict = Literal["pass", "partial", "fail"]

@@ -10,7 +10,10 @@ from assay.served.auth import Caller
 from assay.served.context import Context
 from assay.served.errors import ApiError
 from assay.served.finishing import FINISHED, finish_run
-from assay.served.models import (
+from assay.served.surfaces import listener_endpoints, service_endpoints
+from assay.served.task_runs import cancel_task_run
+from assay.served.views import completion
+from assay.served.wire import (
     BenchmarkRef,
     BenchmarkRunOut,
     CreateRun,
@@ -18,9 +21,6 @@ from assay.served.models import (
     TaskRunLink,
     TaskRunOut,
 )
-from assay.served.surfaces import listener_endpoints, service_endpoints
-from assay.served.task_runs import cancel_task_run
-from assay.served.views import completion
 from assay.trust.withdrawn import withdrawn_among
 
 

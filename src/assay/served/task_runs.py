@@ -7,8 +7,8 @@ from assay.served.auth import Caller
 from assay.served.context import Context, Flying
 from assay.served.errors import ApiError
 from assay.served.finishing import finish_if_done
-from assay.served.models import Act, Completion, TaskRunOut
 from assay.served.views import completion
+from assay.served.wire import Act, Completion, TaskRunOut
 from assay.taskrun.actions import Finish
 from assay.taskrun.observation import Observation
 

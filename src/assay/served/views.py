@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from assay.score.result import TaskRunResult
-from assay.served.models import CheckRunOut, Completion
-from assay.verify.model import CheckRun
+from assay.served.wire import CheckRunOut, Completion
+from assay.verify.check_run import CheckRun
 
 
 def check_out(

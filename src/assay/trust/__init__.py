@@ -14,7 +14,7 @@ from assay.trust.fingerprint import fingerprint as fingerprint
 _EXPORTS = {
     "assay.trust.baseline": ["BaselineReport", "check_baselines", "record_baselines"],
     "assay.trust.fingerprint": ["Fingerprint", "fingerprint", "world_files"],
-    "assay.trust.model": ["Proof", "TaskValidation", "WorldValidation"],
+    "assay.trust.findings": ["Proof", "TaskValidation", "WorldValidation"],
     "assay.trust.scaffold": ["add_task", "add_verifier"],
     "assay.trust.store": ["ValidationStore", "default_store"],
     "assay.trust.validate": ["save_validation", "validate_world"],

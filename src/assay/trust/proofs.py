@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from assay.formats.task import TaskSpec
 from assay.score.result import TaskRunResult
 from assay.trust.diff import differences
-from assay.trust.model import Proof
+from assay.trust.findings import Proof
 from assay.trust.record import run_record
 
 

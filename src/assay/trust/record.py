@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from assay.score.result import TaskRunResult
-from assay.verify.model import CheckRun
+from assay.verify.check_run import CheckRun
 from assay.verify.script import GRADED_EVIDENCE
 
 

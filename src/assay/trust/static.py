@@ -9,7 +9,7 @@ from assay.formats.checks import PythonCheck
 from assay.formats.load import missing_goal as spec_missing_goal
 from assay.formats.task import TaskSpec
 from assay.runs.benchmark import unknown_check_names
-from assay.trust.model import Proof
+from assay.trust.findings import Proof
 from assay.verify.python import Verifiers
 
 

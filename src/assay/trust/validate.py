@@ -14,8 +14,8 @@ from assay.runs.handle import run_task
 from assay.runs.plan import new_id
 from assay.score.result import TaskRunResult
 from assay.taskrun.agents.resolve import agent_factory, check_agent_for
+from assay.trust.findings import PROOFS, Proof, ProofName, TaskValidation, WorldValidation
 from assay.trust.fingerprint import fingerprint, world_files
-from assay.trust.model import PROOFS, Proof, ProofName, TaskValidation, WorldValidation
 from assay.trust.proofs import live_proof, noop_proof, reference_proof, replay_proof, wrong_proof
 from assay.trust.static import static_proof
 from assay.trust.store import ValidationStore, default_store

@@ -1,8 +1,8 @@
 """Check kinds, dispatched on `assert`; each returns score, passed, details and evidence."""
 
 from assay.verify.answer import numbers_in, states_number
+from assay.verify.check_run import CheckRun
 from assay.verify.context import VerifyContext
-from assay.verify.model import CheckRun
 from assay.verify.python import (
     CheckResult,
     Verifier,

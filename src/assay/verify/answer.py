@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assay.formats.checks import ANSWER_FLAGS, AnswerCheck
+from assay.verify.check_run import CheckRun
 from assay.verify.compare import describe
 from assay.verify.context import VerifyContext
-from assay.verify.model import CheckRun
 from assay.verify.patterns import search
 from assay.verify.sql import derive
 

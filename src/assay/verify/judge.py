@@ -11,8 +11,8 @@ from assay.errors import CheckError, UsageError
 from assay.formats.checks import JudgeCheck
 from assay.provider import ProviderFailed, Usage, counted_reply, make_client
 from assay.settings import in_force
+from assay.verify.check_run import CheckRun
 from assay.verify.context import VerifyContext
-from assay.verify.model import CheckRun
 from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout
 
 ROWS_SHOWN = 20

@@ -13,8 +13,8 @@ from assay.errors import CheckError, SpecError
 from assay.formats.checks import PythonCheck
 from assay.formats.files import shown
 from assay.formats.task import TaskSpec
+from assay.verify.check_run import CheckRun
 from assay.verify.context import VerifyContext
-from assay.verify.model import CheckRun
 from assay.world.live import World
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from assay.formats.checks import CheckBase, PythonCheck
 from assay.registry import import_reference
+from assay.verify.check_run import CheckRun
 from assay.verify.context import VerifyContext
-from assay.verify.model import CheckRun
 from assay.verify.python import Verifiers, run_python_check
 
 # A kind's runner is imported on first use, so a world that has no FHIR check never loads the

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from assay.formats.checks import ScriptCheck
 from assay.verify.blame import Blame, verifier_blame
+from assay.verify.check_run import CheckRun
 from assay.verify.context import VerifyContext
-from assay.verify.model import CheckRun
 from assay.world.rewards import RewardReading, read_rewards
 
 if TYPE_CHECKING:

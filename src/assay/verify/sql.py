@@ -6,9 +6,9 @@ from typing import Any
 
 from assay.errors import CheckError
 from assay.formats.checks import Derived, SqlCheck
+from assay.verify.check_run import CheckRun
 from assay.verify.compare import SYMBOLS, compare, describe
 from assay.verify.context import VerifyContext
-from assay.verify.model import CheckRun
 from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout
 
 SHAPE = "a check needs exactly one row of one column"

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from assay.runs.plan import new_id
 from assay.runs.rows import TaskRow, axis_row
 from assay.score.result import TaskRunResult
-from assay.verify.model import CheckRun
+from assay.verify.check_run import CheckRun
 
 if TYPE_CHECKING:  # rows of SQLAlchemy's, or of `assay.runs.store.lite` (named tuples)
     from typing import TypeAlias

@@ -14,7 +14,7 @@ from tomlkit.exceptions import TOMLKitError
 
 from assay.errors import SpecError, UsageError
 from assay.formats.load import TASKS_DIR
-from assay.trust.model import TaskValidation
+from assay.trust.findings import TaskValidation
 from assay.trust.validate import validate_world
 
 IGNORED = shutil.ignore_patterns(".assay", "__pycache__", "*.pyc", ".git")

@@ -10,6 +10,7 @@ from typing import Any
 
 from assay.errors import CheckError
 from assay.formats.checks import FhirResourceStateCheck
+from assay.verify.check_run import CheckRun
 from assay.verify.context import VerifyContext
 from assay.verify.healthcare.items import (
     ItemResult,
@@ -18,7 +19,6 @@ from assay.verify.healthcare.items import (
     item_score,
     none_asked_run,
 )
-from assay.verify.model import CheckRun
 from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout
 from assay.world.services.healthcare.fhir.fhirpath import syntax_problem
 from assay.world.services.healthcare.fhir.query import select

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from assay.verify.check_run import CheckRun
 from assay.verify.compare import COMPARISONS, compare, describe
-from assay.verify.model import CheckRun
 
 MISSING = object()  # a path that found nothing, shown as null
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from assay.errors import CheckError
 from assay.formats.checks import PortalStateMatchCheck
+from assay.verify.check_run import CheckRun
 from assay.verify.context import VerifyContext
 from assay.verify.healthcare.items import (
     ItemResult,
@@ -16,7 +17,6 @@ from assay.verify.healthcare.items import (
     item_score,
     none_asked_run,
 )
-from assay.verify.model import CheckRun
 from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout
 from assay.world.services.healthcare.paths import read_path
 

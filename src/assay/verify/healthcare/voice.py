@@ -8,8 +8,8 @@ from typing import Any
 
 from assay.errors import CheckError
 from assay.formats.checks import VoiceTranscriptCheck
+from assay.verify.check_run import CheckRun
 from assay.verify.context import VerifyContext
-from assay.verify.model import CheckRun
 from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout
 from assay.world.services.healthcare.phrases import normalise, says
 

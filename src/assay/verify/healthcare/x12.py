@@ -9,6 +9,7 @@ from typing import Any
 
 from assay.errors import CheckError
 from assay.formats.checks import X12ResponseCheck
+from assay.verify.check_run import CheckRun
 from assay.verify.context import VerifyContext
 from assay.verify.healthcare.items import (
     ItemResult,
@@ -17,7 +18,6 @@ from assay.verify.healthcare.items import (
     item_score,
     none_asked_run,
 )
-from assay.verify.model import CheckRun
 from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout
 from assay.world.services.healthcare.x12.paths import BadX12, check_path, parse, read
 

@@ -14,7 +14,7 @@ from assay.score.task import Axis, Outcome, Verdict
 from assay.served.errors import ErrorDetail
 from assay.taskrun.actions import ToolCall
 from assay.taskrun.observation import Observation
-from assay.verify.model import CheckRun
+from assay.verify.check_run import CheckRun
 
 
 class Request(BaseModel):
