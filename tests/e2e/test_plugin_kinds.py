@@ -106,6 +106,24 @@ def test_the_plugin_kinds_run_by_their_entry_point_names(tmp_path):
     assert outcome(wrong) == ("not_achieved", ["Ada Byron is texted the time of A-1"])
 
 
+def test_the_plugin_installed_by_pip_runs_by_its_entry_point_names(tmp_path):
+    # What examples/plugin-kinds/README.md tells a user to do: pip builds and installs the package
+    # (here into a folder of its own, offline), and nothing but that folder puts it on the path.
+    source = shutil.copytree(PLUGIN, tmp_path / "plugin", ignore=shutil.ignore_patterns("world"))
+    site = tmp_path / "site"
+    pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index"]
+    built = subprocess.run(
+        [*pip, "--no-build-isolation", "--target", str(site), str(source)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert built.returncode == 0, built.stderr
+    assert (site / "assay_plugin_kinds" / "checks.py").is_file()
+    ran = assay(tmp_path, "run", str(WORLD), "--agent", "reference", "--json", path=[site])
+    assert outcome(ran) == ("verified", [])
+
+
 def test_the_plugin_kinds_run_named_as_module_and_class(tmp_path):
     world = world_copy(tmp_path, SERVICE, CHECK)
     ran = assay(
