@@ -2,50 +2,45 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from importlib.util import find_spec
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import FastAPI, Query, Request
+from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from assay import __version__
-from assay.api import criterion_runs
-from assay.api.dependencies import AnyKey, Anyone
 from assay.api.errors import install
-from assay.api.lane import FastLane, model_response, rejected_response
+from assay.api.lane import FastLane, rejected_response
 from assay.api.limits import DEFAULT_MAX_BODY_BYTES, BodyLimit
 from assay.api.routes_fhir import router as fhir_routes
 from assay.api.routes_files import router as files_routes
 from assay.api.routes_hl7 import router as hl7_routes
 from assay.api.routes_keys import router as key_routes
 from assay.api.routes_portal import router as portal_routes
+from assay.api.routes_runs import router as run_routes
 from assay.api.routes_voice import router as voice_routes
 from assay.api.routes_worlds import router as world_routes
 from assay.api.routes_x12 import router as x12_routes
-from assay.served import benchmark_runs, task_runs
+from assay.served import task_runs
 from assay.served.context import Context
-from assay.served.errors import ErrorBody, error_response
-from assay.served.wire import (
-    Act,
-    BenchmarkRunOut,
-    CheckRunOut,
-    CheckRunPage,
-    Complete,
-    Completion,
-    CreateRun,
-    RejectedBody,
-    RunCreated,
-    TaskRunOut,
+from assay.served.errors import error_response
+
+# in the order the API's document lists them
+ROUTERS: tuple[APIRouter, ...] = (
+    run_routes,
+    key_routes,
+    world_routes,
+    fhir_routes,
+    voice_routes,
+    portal_routes,
+    hl7_routes,
+    files_routes,
+    x12_routes,
 )
-from assay.taskrun.observation import Observation
-
-
-def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    return {status: {"model": ErrorBody} for status in (401, *statuses, 413)}
 
 
 class Api(FastAPI):
@@ -64,20 +59,10 @@ class Api(FastAPI):
 def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> FastAPI:
     """The API over a context; a request body over `max_body_bytes` is 413 `payload_too_large`."""
     mcp = _mcp_mount(context)
-
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        async with AsyncExitStack() as stack:
-            if mcp is not None:
-                await stack.enter_async_context(mcp.lifespan(app))
-            await context.start_listeners()
-            stack.push_async_callback(context.stop_listeners)
-            yield
-
     app = Api(
         context,
         max_body_bytes,
-        lifespan=lifespan,
+        lifespan=_lifespan(context, mcp),
         title="assay",
         version=__version__,
         description="Drive task runs over HTTP and get graded by the state the agent leaves behind. "
@@ -91,106 +76,29 @@ def create_app(context: Context, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -
     async def _rejected(_: Any, error: task_runs.Rejected) -> JSONResponse:
         return rejected_response(error)
 
-    @app.get("/v1/health", include_in_schema=False)
-    async def health() -> dict[str, str]:
-        """Open to anyone: answered once the server, its listeners included, has started."""
-        return {"status": "ok"}
-
-    @app.post(
-        "/v1/benchmark-runs",
-        status_code=201,
-        response_model=RunCreated,
-        responses=errors(400, 403, 404, 422),
-    )
-    async def create_benchmark_run(body: CreateRun, who: AnyKey) -> Response:
-        """Plan a benchmark run of a served world; returns its bearer token and task-run URLs."""
-        return model_response(benchmark_runs.create_run(context, who, body), status=201)
-
-    @app.get("/v1/benchmark-runs/{run_id}", response_model=BenchmarkRunOut, responses=errors(404))
-    async def get_benchmark_run(run_id: str, who: Anyone) -> BenchmarkRunOut:
-        """The run, its task runs, and its aggregate once every task run has finished."""
-        return benchmark_runs.view_run(context, who, run_id)
-
-    @app.post(
-        "/v1/benchmark-runs/{run_id}/cancel",
-        response_model=BenchmarkRunOut,
-        responses=errors(404, 409),
-    )
-    async def cancel_benchmark_run(run_id: str, who: Anyone) -> BenchmarkRunOut:
-        """Cancel the unfinished task runs; finished ones are kept."""
-        return benchmark_runs.cancel_run(context, who, run_id)
-
-    @app.post(
-        "/v1/task-runs/{task_run_id}/start",
-        response_model=Observation,
-        response_model_exclude_none=True,
-        responses=errors(404, 409),
-    )
-    async def start_task_run(task_run_id: str, who: Anyone) -> Response:
-        """Reset the world for this task run; the first observation."""
-        return model_response(task_runs.start(context, who, task_run_id), exclude_none=True)
-
-    @app.post(
-        "/v1/task-runs/{task_run_id}/act",
-        response_model=Observation,
-        response_model_exclude_none=True,
-        responses={**errors(400, 404, 409), 422: {"model": RejectedBody}},
-    )
-    async def act(task_run_id: str, body: Act, who: Anyone) -> Response:
-        """One action (`call` or `say`); the next observation."""
-        return model_response(task_runs.act(context, who, task_run_id, body), exclude_none=True)
-
-    @app.post(
-        "/v1/task-runs/{task_run_id}/complete",
-        response_model=Completion,
-        responses=errors(400, 404, 409, 422),
-    )
-    async def complete_task_run(task_run_id: str, body: Complete, who: Anyone) -> Response:
-        """Finish with the final output and grade the world now."""
-        return model_response(task_runs.complete(context, who, task_run_id, body.output))
-
-    @app.post(
-        "/v1/task-runs/{task_run_id}/cancel",
-        response_model=TaskRunOut,
-        responses=errors(404, 409),
-    )
-    async def cancel_task_run(task_run_id: str, who: Anyone) -> TaskRunOut:
-        """End the task run as cancelled; it does not count in the run's aggregate."""
-        return task_runs.cancel_task_run(context, who, task_run_id)
-
-    @app.get("/v1/task-runs/{task_run_id}", response_model=TaskRunOut, responses=errors(404))
-    async def get_task_run(task_run_id: str, who: Anyone) -> TaskRunOut:
-        return task_runs.view_task_run(context, who, task_run_id)
-
-    @app.get("/v1/criterion-runs", response_model=CheckRunPage, responses=errors(404, 422))
-    async def list_criterion_runs(
-        who: Anyone,
-        task_run_id: Annotated[str, Query(min_length=1)],
-        cursor: str | None = None,
-        limit: Annotated[int, Query(ge=1, le=200)] = 50,
-    ) -> CheckRunPage:
-        """A task run's criterion runs, in order, a page at a time."""
-        return criterion_runs.list_criterion_runs(context, who, task_run_id, cursor, limit)
-
-    @app.get("/v1/criterion-runs/{check_run_id}", response_model=CheckRunOut, responses=errors(404))
-    async def get_criterion_run(check_run_id: str, who: Anyone) -> CheckRunOut:
-        """One criterion run; with the operator key, always with its details and evidence."""
-        return criterion_runs.get_criterion_run(context, who, check_run_id)
-
-    app.include_router(key_routes)
-    app.include_router(world_routes)
-    app.include_router(fhir_routes)
-    app.include_router(voice_routes)
-    app.include_router(portal_routes)
-    app.include_router(hl7_routes)
-    app.include_router(files_routes)
-    app.include_router(x12_routes)
+    for router in ROUTERS:
+        app.include_router(router)
     _mount_viewer(app, context)
     # each task run an MCP server over Streamable HTTP (`assay.mcp.http`), an ASGI app of its own
     app.router.routes.append(
         Route(MCP_PATH, mcp if mcp is not None else _no_mcp, methods=["GET", "POST", "DELETE"])
     )
     return app
+
+
+def _lifespan(context: Context, mcp: Any) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+    """The server's start and stop: the MCP mount's, then the context's listeners."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with AsyncExitStack() as stack:
+            if mcp is not None:
+                await stack.enter_async_context(mcp.lifespan(app))
+            await context.start_listeners()
+            stack.push_async_callback(context.stop_listeners)
+            yield
+
+    return lifespan
 
 
 MCP_PATH = "/v1/task-runs/{task_run_id}/mcp"

@@ -13,64 +13,70 @@ import typer
 from assay.cli.options import StoreOption
 from assay.errors import UsageError
 
+OptionalRunArgument = Annotated[
+    str | None,
+    typer.Argument(
+        metavar="[RUN]",
+        help="A benchmark run id, or the start of one; with --failed, optional (every run).",
+    ),
+]
+DirectoryArgument = Annotated[
+    Path | None,
+    typer.Argument(
+        metavar="[DIR]",
+        help="With --format harbor or parquet: the folder the job folder or the "
+        "<run id>.parquet file is written in.",
+    ),
+]
+ExportFormatOption = Annotated[
+    str,
+    typer.Option(
+        "--format",
+        help="jsonl, csv, parquet (the same rows for dataset tooling; the parquet extra), "
+        "bundle (one file with the run and every task run in full, which show, report, view "
+        "and import open) or harbor (Harbor's job folder layout).",
+    ),
+]
+OutputOption = Annotated[
+    Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")
+]
+TrajectoriesOption = Annotated[
+    bool,
+    typer.Option(
+        "--trajectories",
+        help="Add each task run's trajectory (jsonl; parquet as a JSON text column).",
+    ),
+]
+FailedOption = Annotated[
+    bool,
+    typer.Option(
+        "--failed",
+        help="Only failed task runs of train and dev tasks, with trajectories and check "
+        "details (the improvement step's input); holdout is never exported this way.",
+    ),
+]
+FailedSplitOption = Annotated[
+    list[str] | None,
+    typer.Option("--split", help="With --failed: train, dev or train,dev (default both)."),
+]
+FailedWorldOption = Annotated[
+    str | None, typer.Option("--world", help="With --failed: only this world's runs.")
+]
+
 
 def export(
-    run_id: Annotated[
-        str | None,
-        typer.Argument(
-            metavar="[RUN]",
-            help="A benchmark run id, or the start of one; with --failed, optional (every run).",
-        ),
-    ] = None,
-    directory: Annotated[
-        Path | None,
-        typer.Argument(
-            metavar="[DIR]",
-            help="With --format harbor or parquet: the folder the job folder or the "
-            "<run id>.parquet file is written in.",
-        ),
-    ] = None,
-    format: Annotated[
-        str,
-        typer.Option(
-            "--format",
-            help="jsonl, csv, parquet (the same rows for dataset tooling; the parquet extra), "
-            "bundle (one file with the run and every task run in full, which show, report, view "
-            "and import open) or harbor (Harbor's job folder layout).",
-        ),
-    ] = "jsonl",
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")
-    ] = None,
-    trajectories: Annotated[
-        bool,
-        typer.Option(
-            "--trajectories",
-            help="Add each task run's trajectory (jsonl; parquet as a JSON text column).",
-        ),
-    ] = False,
-    failed: Annotated[
-        bool,
-        typer.Option(
-            "--failed",
-            help="Only failed task runs of train and dev tasks, with trajectories and check "
-            "details (the improvement step's input); holdout is never exported this way.",
-        ),
-    ] = False,
-    split: Annotated[
-        list[str] | None,
-        typer.Option("--split", help="With --failed: train, dev or train,dev (default both)."),
-    ] = None,
-    world: Annotated[
-        str | None, typer.Option("--world", help="With --failed: only this world's runs.")
-    ] = None,
+    run_id: OptionalRunArgument = None,
+    directory: DirectoryArgument = None,
+    format: ExportFormatOption = "jsonl",
+    output: OutputOption = None,
+    trajectories: TrajectoriesOption = False,
+    failed: FailedOption = False,
+    split: FailedSplitOption = None,
+    world: FailedWorldOption = None,
     store: StoreOption = None,
 ) -> None:
     """Export one row per finished task run: task, repeat, outcome, reward, score, axes, summary;
     with --failed, the failed train and dev episodes in full."""
-    from assay.runs.export import FORMATS, export_rows, write_csv, write_jsonl
-    from assay.runs.store import open_store
-
     if failed:
         _export_failed(run_id, split, world, format, output, store)
         return
@@ -80,13 +86,26 @@ def export(
         raise UsageError("RUN: give a benchmark run id (or --failed for every run)")
     if format == "bundle":
         _export_bundle(run_id, output, trajectories, store)
-        return
-    if format == "harbor":
+    elif format == "harbor":
         _export_harbor(run_id, directory, store)
-        return
-    if format == "parquet":
+    elif format == "parquet":
         _export_parquet(run_id, directory, trajectories, store)
-        return
+    else:
+        _export_rows(run_id, directory, format, output, trajectories, store)
+
+
+def _export_rows(
+    run_id: str,
+    directory: Path | None,
+    format: str,
+    output: Path | None,
+    trajectories: bool,
+    store: str | None,
+) -> None:
+    """The run's task runs as JSON lines or CSV, on stdout or in --output."""
+    from assay.runs.export import FORMATS, export_rows, write_csv, write_jsonl
+    from assay.runs.store import open_store
+
     if directory is not None:
         raise UsageError("DIR: only with --format harbor or parquet (use --output for a file)")
     if format not in FORMATS:

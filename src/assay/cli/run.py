@@ -6,274 +6,147 @@ import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from assay.cli.options import JsonOption, SplitOption, StoreOption, TaskOption
 from assay.cli.output import FormatOption, output_format
 from assay.cli.replay import replay_choice
+from assay.cli.run_options import (
+    ActionTimeoutOption,
+    AgentEndpointOption,
+    AgentOption,
+    BaseUrlOption,
+    ConcurrencyOption,
+    ConfigFileOption,
+    CustomerOption,
+    ExecutorOption,
+    FailUnderOption,
+    IncludeWithdrawnOption,
+    JudgeModelOption,
+    KeepArtifactsOption,
+    MaxConnectionsOption,
+    MaxTokensOption,
+    ModelArgOption,
+    ModelRetriesOption,
+    ModelTimeoutOption,
+    PassThresholdOption,
+    RayAddressOption,
+    RepeatsOption,
+    ResumeOption,
+    RunWorldArgument,
+    SaveTrajectoriesOption,
+    ScoredOption,
+    SeedOption,
+    TemperatureOption,
+    VerifierModeOption,
+    WorkersOption,
+    WorldDbOption,
+)
 from assay.cli.run_start import fresh, resumed
 from assay.errors import UsageError
 
 if TYPE_CHECKING:
     from assay.runs.config import RunConfig
+    from assay.runs.run import BenchmarkOutcome
     from assay.runs.store import Store
 
 
 def run(
-    world: Annotated[
-        Path | None,
-        typer.Argument(
-            help="A world directory (holding world.toml), a container-format task directory "
-            "(holding task.toml) or a directory of them; with --resume, the run's own."
-        ),
-    ] = None,
-    agent: Annotated[
-        str | None,
-        typer.Option(
-            help="noop, reference (oracle), wrong:<name>, replay:<file>, replay:<directory>, "
-            "replay:run:<RUN> (the tasks come from the trajectories) or module:Class "
-            "(default: reference)."
-        ),
-    ] = None,
+    world: RunWorldArgument = None,
+    agent: AgentOption = None,
     task: TaskOption = None,
     split: SplitOption = None,
-    repeats: Annotated[
-        int | None, typer.Option(min=1, help="Task runs per task (default: 1).")
-    ] = None,
-    resume: Annotated[
-        str | None,
-        typer.Option(
-            "--resume",
-            metavar="RUN",
-            help="Finish a stored run: run again only its task runs that are missing or not scored.",
-        ),
-    ] = None,
+    repeats: RepeatsOption = None,
+    resume: ResumeOption = None,
     store: StoreOption = None,
     as_json: JsonOption = False,
     fmt: FormatOption = None,
-    fail_under: Annotated[
-        float | None, typer.Option(help="Exit 1 when the run's score is below this.")
-    ] = None,
-    save_trajectories: Annotated[
-        Path | None, typer.Option(help="Write one JSON trajectory file per task run here.")
-    ] = None,
-    keep_artifacts: Annotated[
-        Path | None,
-        typer.Option(
-            metavar="DIR",
-            help="Container-format tasks: keep each task run's trial folder in DIR/<task>/<task "
-            "run id>/ (agent/, verifier/, artifacts/, result.json), as the format's runner does.",
-        ),
-    ] = None,
-    scored: Annotated[
-        bool,
-        typer.Option(
-            "--scored",
-            help="Show outcome, reward, score, verdict and axes but no check details or evidence "
-            "(always so for holdout tasks).",
-        ),
-    ] = False,
-    include_withdrawn: Annotated[
-        bool,
-        typer.Option("--include-withdrawn", help="Also run tasks whose last validation failed."),
-    ] = False,
-    concurrency: Annotated[
-        int | None,
-        typer.Option(
-            min=1,
-            help="Task runs in flight at once in one process, each in a thread: for agents that "
-            "mostly wait on a model (default 1).",
-        ),
-    ] = None,
-    max_connections: Annotated[
-        int | None,
-        typer.Option(min=1, help="model:<name> agents: model requests in flight at once at most."),
-    ] = None,
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            min=1,
-            help="Task runs at once, each in its own process (default: one per core; one "
-            "process for a small plan of a scripted agent's task runs).",
-        ),
-    ] = None,
-    executor: Annotated[
-        str | None,
-        typer.Option(
-            metavar="pool|ray",
-            help="pool: worker processes on this machine (the default); ray: Ray actors, on this "
-            "machine or a cluster (pip install 'assay\\[ray]').",
-        ),
-    ] = None,
-    ray_address: Annotated[
-        str | None,
-        typer.Option(
-            metavar="ADDR",
-            help="--executor ray: the Ray cluster to run on (host:port, ray://host:port or auto; "
-            "default: a local one started for the run).",
-        ),
-    ] = None,
-    world_db: Annotated[
-        str | None,
-        typer.Option(
-            help="Run the world on this PostgreSQL server (postgresql://user@host:port/db); "
-            "also $ASSAY_WORLD_DB.",
-        ),
-    ] = None,
-    action_timeout: Annotated[
-        float | None,
-        typer.Option(
-            min=0.001,
-            metavar="SECONDS",
-            help="Time limit of each action of a Python class agent; past it, that task run is "
-            "not scored (side agent; default 60).",
-        ),
-    ] = None,
-    base_url: Annotated[
-        str | None,
-        typer.Option(
-            help="model:<name> and cli:<name> agents: the model endpoint (else $OPENAI_BASE_URL, "
-            "or $ANTHROPIC_BASE_URL for an agent of Anthropic's API)."
-        ),
-    ] = None,
-    agent_endpoint: Annotated[
-        list[str] | None,
-        typer.Option(
-            metavar="URL",
-            help="Python class agents: a model endpoint the agent's sandbox may reach (only its "
-            "host and port, through a proxy); repeat.",
-        ),
-    ] = None,
-    temperature: Annotated[
-        float | None, typer.Option(help="model:<name> agents: sampling temperature.")
-    ] = None,
-    max_tokens: Annotated[
-        int | None, typer.Option(min=1, help="model:<name> agents: tokens per reply.")
-    ] = None,
-    seed: Annotated[
-        int | None, typer.Option(help="model:<name> agents: the provider's sampling seed.")
-    ] = None,
-    model_arg: Annotated[
-        list[str] | None,
-        typer.Option(
-            metavar="KEY=VALUE",
-            help="model:<name> agents: one more request field (VALUE as JSON, else text); repeat.",
-        ),
-    ] = None,
-    customer: Annotated[
-        str | None,
-        typer.Option(
-            metavar="model:NAME",
-            help="A model plays each task's customer instead of its scripted replies (opt-in; "
-            "the request and changes stay scripted).",
-        ),
-    ] = None,
-    model_timeout: Annotated[
-        float | None,
-        typer.Option(
-            min=0.001,
-            metavar="SECONDS",
-            help="model:<name> agents: one request's time limit (default 60).",
-        ),
-    ] = None,
-    judge_model: Annotated[
-        str | None, typer.Option(help="The model judge checks ask when they name none.")
-    ] = None,
-    model_retries: Annotated[
-        int | None,
-        typer.Option(
-            min=0,
-            help="model:<name> agents: retries of a request that got 429, 5xx or timed out "
-            "(default 4).",
-        ),
-    ] = None,
-    pass_threshold: Annotated[
-        float | None,
-        typer.Option(
-            min=0.0,
-            max=1.0,
-            help="Container-format tasks: the primary reward that verifies a task run (default: "
-            "each task's [metadata] pass_threshold, else 1).",
-        ),
-    ] = None,
-    verifier_mode: Annotated[
-        str | None,
-        typer.Option(
-            metavar="task|separate",
-            help="Container-format tasks: task verifies each as its task.toml says; separate "
-            "verifies every one in a fresh sandbox from the image before the agent, holding only "
-            "its declared artifacts (the mode for a leaderboard). Default: task; a resumed run "
-            "keeps its own.",
-        ),
-    ] = None,
-    config_file: Annotated[
-        Path | None,
-        typer.Option(
-            "--config",
-            metavar="FILE",
-            help="A TOML file of the run's settings (see docs/records.md); a flag given wins.",
-        ),
-    ] = None,
+    fail_under: FailUnderOption = None,
+    save_trajectories: SaveTrajectoriesOption = None,
+    keep_artifacts: KeepArtifactsOption = None,
+    scored: ScoredOption = False,
+    include_withdrawn: IncludeWithdrawnOption = False,
+    concurrency: ConcurrencyOption = None,
+    max_connections: MaxConnectionsOption = None,
+    workers: WorkersOption = None,
+    executor: ExecutorOption = None,
+    ray_address: RayAddressOption = None,
+    world_db: WorldDbOption = None,
+    action_timeout: ActionTimeoutOption = None,
+    base_url: BaseUrlOption = None,
+    agent_endpoint: AgentEndpointOption = None,
+    temperature: TemperatureOption = None,
+    max_tokens: MaxTokensOption = None,
+    seed: SeedOption = None,
+    model_arg: ModelArgOption = None,
+    customer: CustomerOption = None,
+    model_timeout: ModelTimeoutOption = None,
+    judge_model: JudgeModelOption = None,
+    model_retries: ModelRetriesOption = None,
+    pass_threshold: PassThresholdOption = None,
+    verifier_mode: VerifierModeOption = None,
+    config_file: ConfigFileOption = None,
 ) -> None:
     """Run every chosen task with one agent, record it in the store and print the result table."""
-    from assay.cli.model_options import model_args
-    from assay.cli.run_config import given_settings
+    parameters = dict(locals())  # before any other name is bound here
     from assay.runs.store import open_store
 
     chosen = output_format(fmt, as_json)
-    as_json = chosen == "json"
-    given = given_settings(
-        {
-            "agent": agent,
-            "tasks": task,
-            "splits": split,
-            "repeats": repeats,
-            "scored": scored,
-            "include_withdrawn": include_withdrawn,
-            "model.base_url": base_url,
-            "model.temperature": temperature,
-            "model.max_tokens": max_tokens,
-            "model.seed": seed,
-            "model.args": model_args(model_arg or []),
-            "model.retries": model_retries,
-            "model.timeout_s": model_timeout,
-            "model.max_connections": max_connections,
-            "judge_model": judge_model,
-            "customer": customer,
-            "pass_threshold": pass_threshold,
-            "verifier_mode": verifier_mode,
-            "action_timeout_s": action_timeout,
-            "agent_endpoints": agent_endpoint,
-            "executor": executor,
-            "workers": workers,
-            "concurrency": concurrency,
-            "ray_address": ray_address,
-            "world_db": world_db,
-        }
-    )
+    settings = _given_settings(parameters)
     if resume is not None:
         _refuse_with_resume(task, split, repeats)
     elif world is None:
         raise UsageError("WORLD: missing; give a world directory, or --resume RUN")
-    kept = None
-    if keep_artifacts is not None:
-        from assay.runs.kept import keep_folder
-
-        kept = keep_folder(keep_artifacts)
+    kept = None if keep_artifacts is None else _kept(keep_artifacts)
     with _cancel_on_terminate(), open_store(store) as records:
-        if resume is None:
-            assert world is not None
-            config = _fresh_config(records, given, config_file)
-            outcome = fresh(records, world, config, kept, as_json)
-        else:
-            outcome = resumed(records, resume, world, given, config_file, kept, as_json)
+        outcome = _start(records, world, resume, settings, config_file, kept, chosen == "json")
         from assay.cli.run_output import report, save
 
         if save_trajectories is not None:
             save(records, outcome.benchmark_run.id, save_trajectories)
         report(records, outcome, chosen)
+    _exit(outcome, fail_under)
+
+
+def _given_settings(parameters: dict[str, Any]) -> dict[str, Any]:
+    """The settings the given flags set, nested (`run_config.given_settings`); each flag's
+    parameter is named as Typer names a flag's parameter."""
+    from assay.cli.model_options import model_args
+    from assay.cli.run_config import FLAGS, given_settings
+
+    flags = {setting: parameters[flag[2:].replace("-", "_")] for setting, flag in FLAGS.items()}
+    flags["model.args"] = model_args(flags["model.args"] or [])
+    return given_settings(flags)
+
+
+def _kept(directory: Path) -> Path:
+    """The folder --keep-artifacts keeps trial folders in, made ready."""
+    from assay.runs.kept import keep_folder
+
+    return keep_folder(directory)
+
+
+def _start(
+    records: Store,
+    world: Path | None,
+    resume: str | None,
+    given: dict[str, Any],
+    config_file: Path | None,
+    kept: Path | None,
+    as_json: bool,
+) -> BenchmarkOutcome:
+    """A fresh run of `world`, or the stored run `resume` finished."""
+    if resume is not None:
+        return resumed(records, resume, world, given, config_file, kept, as_json)
+    assert world is not None
+    config = _fresh_config(records, given, config_file)
+    return fresh(records, world, config, kept, as_json)
+
+
+def _exit(outcome: BenchmarkOutcome, fail_under: float | None) -> None:
+    """Exit 130 for a cancelled run, 1 for one scored below --fail-under."""
     if outcome.benchmark_run.phase == "cancelled":
         raise typer.Exit(130)
     score = outcome.benchmark_run.score

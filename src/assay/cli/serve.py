@@ -12,51 +12,60 @@ import typer
 from assay.cli.options import StoreOption
 from assay.cli.server_start import ReadyFileOption, StartDeadline, StartTimeoutOption, run_server
 
+WorldsOption = Annotated[
+    list[Path],
+    typer.Option("--worlds", help="A world directory to serve; repeat for several."),
+]
+HostOption = Annotated[str, typer.Option(help="Address to listen on.")]
+PortOption = Annotated[
+    int, typer.Option(min=0, max=65535, help="Port to listen on (0: any free port).")
+]
+TokenTtlOption = Annotated[
+    float, typer.Option(min=1, help="Seconds a benchmark run's bearer token lasts.")
+]
+MaxBodyBytesOption = Annotated[
+    int | None,
+    typer.Option(
+        min=1,
+        help="The largest request body in bytes; larger is 413 "
+        "(default: $ASSAY_MAX_BODY_BYTES, else 1048576).",
+    ),
+]
+MllpOption = Annotated[
+    int | None,
+    typer.Option(
+        "--mllp",
+        min=0,
+        max=65535,
+        help="Serve HL7 v2 over MLLP on 127.0.0.1: each benchmark run whose world has an HL7 "
+        "interface gets its own port, from this one up (0: any free port).",
+    ),
+]
+SftpPortOption = Annotated[
+    int | None,
+    typer.Option(
+        min=0,
+        max=65535,
+        help="Serve the worlds' file trees over SFTP on 127.0.0.1 (assay[sftp]): user = "
+        "benchmark run id, password = its bearer token (0: any free port).",
+    ),
+]
+SftpHostKeyOption = Annotated[
+    Path | None,
+    typer.Option(help="The SFTP host key, made on first use (default .assay/sftp_host_key)."),
+]
+
 
 def serve(
-    worlds: Annotated[
-        list[Path],
-        typer.Option("--worlds", help="A world directory to serve; repeat for several."),
-    ],
-    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[
-        int, typer.Option(min=0, max=65535, help="Port to listen on (0: any free port).")
-    ] = 8000,
+    worlds: WorldsOption,
+    host: HostOption = "127.0.0.1",
+    port: PortOption = 8000,
     store: StoreOption = None,
-    token_ttl: Annotated[
-        float, typer.Option(min=1, help="Seconds a benchmark run's bearer token lasts.")
-    ] = 24 * 3600.0,
-    max_body_bytes: Annotated[
-        int | None,
-        typer.Option(
-            min=1,
-            help="The largest request body in bytes; larger is 413 "
-            "(default: $ASSAY_MAX_BODY_BYTES, else 1048576).",
-        ),
-    ] = None,
-    mllp: Annotated[
-        int | None,
-        typer.Option(
-            "--mllp",
-            min=0,
-            max=65535,
-            help="Serve HL7 v2 over MLLP on 127.0.0.1: each benchmark run whose world has an HL7 "
-            "interface gets its own port, from this one up (0: any free port).",
-        ),
-    ] = None,
-    sftp_port: Annotated[
-        int | None,
-        typer.Option(
-            min=0,
-            max=65535,
-            help="Serve the worlds' file trees over SFTP on 127.0.0.1 (assay[sftp]): user = "
-            "benchmark run id, password = its bearer token (0: any free port).",
-        ),
-    ] = None,
-    sftp_host_key: Annotated[
-        Path | None,
-        typer.Option(help="The SFTP host key, made on first use (default .assay/sftp_host_key)."),
-    ] = None,
+    token_ttl: TokenTtlOption = 24 * 3600.0,
+    max_body_bytes: MaxBodyBytesOption = None,
+    mllp: MllpOption = None,
+    sftp_port: SftpPortOption = None,
+    sftp_host_key: SftpHostKeyOption = None,
     ready_file: ReadyFileOption = None,
     start_timeout: StartTimeoutOption = None,
 ) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any, Required, TypedDict, Unpack
 
 from assay.errors import CheckError
 from assay.formats.task import TaskSpec
@@ -11,7 +12,7 @@ from assay.runs.stamps import now
 from assay.score.result import Status, TaskRunResult
 from assay.score.script import ScriptStanding, script_standing
 from assay.score.summary import Summary, summarize, with_usage
-from assay.score.task import score_task
+from assay.score.task import TaskScore, score_task
 from assay.taskrun.rollout import Rollout, RunError
 from assay.taskrun.session import Session
 from assay.verify.check_run import CheckRun
@@ -25,15 +26,17 @@ from assay.world.diff import StateChanges, state_changes
 DUPLICATES = "SELECT count(*) FROM sandbox_requests WHERE duplicate_of IS NOT NULL"
 
 
-def grade(
-    session: Session,
-    verifiers: Verifiers,
-    *,
-    run_id: str,
-    repeat: int = 0,
-    agent: str = "",
-    started: float | None = None,
-) -> TaskRunResult:
+class Naming(TypedDict, total=False):
+    """How a result names its task run; started: the `time.perf_counter()` its duration is
+    measured from (none: a duration of 0)."""
+
+    run_id: Required[str]
+    repeat: int
+    agent: str
+    started: float | None
+
+
+def grade(session: Session, verifiers: Verifiers, **naming: Unpack[Naming]) -> TaskRunResult:
     """The task run's result. Checks run whatever ended the run; a failure on either side is not
     scored, but for a verifier the agent may have broken (`assay.verify.blame`)."""
     if not session.done:
@@ -41,16 +44,7 @@ def grade(
     rollout = session.rollout()
     live = session.live
     live.freeze()
-    timeout = session.world.spec.check_timeout_s
-    context = VerifyContext(
-        task=session.task,
-        final=ReadView(live.db, timeout),
-        initial=ReadView(session.world.initial, timeout),
-        agent_output=rollout.output,
-        request=rollout.request,
-        world_run=live.run,
-        termination=rollout.termination,
-    )
+    context = _verify_context(session, rollout)
     error = rollout.error
     checks: list[CheckRun] = []
     try:
@@ -65,84 +59,42 @@ def grade(
     scored = score_task(checks, scored=(error is None or blamed) and not unscored)
     if standing is not None:
         scored.axes = standing.axes
-    task = session.task
     final_state_hash = live.run.state_digest()
-    duration = _since(started)
-    return TaskRunResult(
-        id=run_id,
-        task_id=task.id,
-        title=task.title,
-        split=task.split,
-        repeat=repeat,
-        agent=agent,
+    contacts = session.task.max_contacts
+    summary = summarize(
+        rollout, scored.outcome, checks, duplicates, contacts, verifier_blamed=blamed
+    )
+    usage = context.usage.plus(getattr(session.customer, "usage", Usage()))  # judge, customer
+    return _result(
+        session.task,
+        naming,
+        scored,
         status=_status(rollout, error if not blamed else None),
-        outcome=scored.outcome,
-        reward=scored.reward,
-        score=scored.score,
-        verdict=scored.verdict,
-        passed=scored.passed,
-        fraction=scored.fraction,
-        axes=scored.axes,
         checks=checks,
-        summary=with_usage(
-            summarize(
-                rollout,
-                scored.outcome,
-                checks,
-                duplicates,
-                task.max_contacts,
-                verifier_blamed=blamed,
-            ),
-            context.usage.plus(getattr(session.customer, "usage", Usage())),  # judge, customer
-        ),
+        summary=with_usage(summary, usage),
         output=rollout.output,
         error=error,
         final_state_hash=final_state_hash,
-        started_at=now(ago_s=duration),
-        duration_s=duration,
         changes=changes,
         trajectory=rollout.trajectory(),
     )
 
 
-def _state_changes(session: Session) -> StateChanges:
-    """The rows the task run changed, over the tables its copy may have written."""
-    db = session.live.db
-    snapshot = session.world.snapshot
-    known = getattr(snapshot, "digests", {})  # a world with no tables has none
-    columns = getattr(snapshot, "columns", {})
-    tables = {
-        table: columns.get(table, ()) for table in known if db.may_have_changed(table.lower())
-    }
-    return state_changes(session.world.initial, db, tables)
-
-
-def world_failed(
-    task: TaskSpec,
-    message: str,
-    *,
-    run_id: str,
-    repeat: int = 0,
-    agent: str = "",
-    started: float | None = None,
-) -> TaskRunResult:
+def world_failed(task: TaskSpec, message: str, **naming: Unpack[Naming]) -> TaskRunResult:
     """The result of a task run whose world could not even be set up: not scored, nothing run."""
-    duration = _since(started)
-    return TaskRunResult(
-        id=run_id,
-        task_id=task.id,
-        title=task.title,
-        split=task.split,
-        repeat=repeat,
-        agent=agent,
+    return _result(
+        task,
+        naming,
+        TaskScore(
+            outcome="not_scored",
+            reward=None,
+            score=None,
+            verdict=None,
+            passed=False,
+            fraction=0.0,
+            axes={},
+        ),
         status="failed",
-        outcome="not_scored",
-        reward=None,
-        score=None,
-        verdict=None,
-        passed=False,
-        fraction=0.0,
-        axes={},
         checks=[],
         summary=Summary(
             false_completion=False,
@@ -157,9 +109,51 @@ def world_failed(
         output="",
         error=RunError(side="world", message=message),
         final_state_hash="",
+    )
+
+
+def _result(task: TaskSpec, naming: Naming, scored: TaskScore, **fields: Any) -> TaskRunResult:
+    """The result of `task`'s run named by `naming`, scored as `scored` says."""
+    duration = _since(naming.get("started"))
+    return TaskRunResult(
+        id=naming["run_id"],
+        task_id=task.id,
+        title=task.title,
+        split=task.split,
+        repeat=naming.get("repeat", 0),
+        agent=naming.get("agent", ""),
+        **{name: getattr(scored, name) for name in TaskScore.model_fields},
         started_at=now(ago_s=duration),
         duration_s=duration,
+        **fields,
     )
+
+
+def _verify_context(session: Session, rollout: Rollout) -> VerifyContext:
+    """What the checks read: the frozen world against its start, and how the run ended."""
+    live = session.live
+    timeout = session.world.spec.check_timeout_s
+    return VerifyContext(
+        task=session.task,
+        final=ReadView(live.db, timeout),
+        initial=ReadView(session.world.initial, timeout),
+        agent_output=rollout.output,
+        request=rollout.request,
+        world_run=live.run,
+        termination=rollout.termination,
+    )
+
+
+def _state_changes(session: Session) -> StateChanges:
+    """The rows the task run changed, over the tables its copy may have written."""
+    db = session.live.db
+    snapshot = session.world.snapshot
+    known = getattr(snapshot, "digests", {})  # a world with no tables has none
+    columns = getattr(snapshot, "columns", {})
+    tables = {
+        table: columns.get(table, ()) for table in known if db.may_have_changed(table.lower())
+    }
+    return state_changes(session.world.initial, db, tables)
 
 
 def _script_error(

@@ -24,6 +24,19 @@ from assay.view.filters import run_filters
 def viewer_router(store: Store) -> APIRouter:
     """The viewer's routes over `store`; their names start with `view_` for `url_for`."""
     router = APIRouter(include_in_schema=False)
+    _add_run_pages(router, store)
+    _add_compare_pages(router, store)
+
+    @router.get(f"/assets/{STYLE}", name="view_style")
+    def style() -> Response:
+        headers = {"Cache-Control": "max-age=3600"}
+        return Response(asset(STYLE), media_type="text/css", headers=headers)
+
+    return router
+
+
+def _add_run_pages(router: APIRouter, store: Store) -> None:
+    """The list of runs, a run's page and a task run's page."""
 
     @router.get("/", name="view_runs")
     def runs(
@@ -78,6 +91,10 @@ def viewer_router(store: Store) -> APIRouter:
             return _error(request, 404, message)
         return _page(request, "view_task_run.html", run=outcome.benchmark_run, result=found[0])
 
+
+def _add_compare_pages(router: APIRouter, store: Store) -> None:
+    """Two runs side by side: picked, compared, and one task's task runs in each."""
+
     @router.get("/compare", name="view_compare")
     def compare(request: Request, a: str | None = None, b: str | None = None) -> Response:
         if not a or not b:
@@ -108,13 +125,6 @@ def viewer_router(store: Store) -> APIRouter:
             side.benchmark_run.id: _task_run_link(request, side.benchmark_run.id) for side in sides
         }
         return _page(request, "view_compare_task.html", task_id=task_id, sides=sides, links=links)
-
-    @router.get(f"/assets/{STYLE}", name="view_style")
-    def style() -> Response:
-        headers = {"Cache-Control": "max-age=3600"}
-        return Response(asset(STYLE), media_type="text/css", headers=headers)
-
-    return router
 
 
 def _page(request: Request, template: str, status: int = 200, **values: Any) -> HTMLResponse:

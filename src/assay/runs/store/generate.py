@@ -1,10 +1,11 @@
-"""Writes `sqlite_statements.py`: the statements of `assay run`'s path (`statements`) and the DDL of
+"""Writes `sqlite_statements.json` (`sqlite_statements` reads it): the statements of `assay run`'s path (`statements`) and the DDL of
 a new store (as `migrate.create_newest` runs it), compiled for SQLite, so that a run on an SQLite
 file needs no SQLAlchemy. Run `python -m assay.runs.store.generate` (`make statements`) after
-changing tables.py or statements.py; a test fails while the module written differs."""
+changing tables.py or statements.py; a test fails while the file written differs."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,12 +20,8 @@ from assay.runs.store.migrate import ALEMBIC_VERSION
 from assay.runs.store.statements import PATH
 from assay.runs.store.tables import HEAD, metadata
 
-TARGET = Path(__file__).with_name("sqlite_statements.py")
-HEADER = '''"""Made by `python -m assay.runs.store.generate` from statements.py and tables.py: do not edit.
-
-STATEMENTS: name → (SQL, its parameters in order, the literals among them, each parameter's bind
-processing, the columns of its rows, each column's result processing); DDL: a new store's."""
-'''
+TARGET = Path(__file__).with_name("sqlite_statements.json")
+NOTE = "made by `python -m assay.runs.store.generate` from statements.py and tables.py: do not edit"
 
 
 def kind(column_type: TypeEngine[Any], dialect: Dialect, bind: bool) -> str | None:
@@ -79,43 +76,16 @@ def new_store_ddl() -> tuple[str, ...]:
 
 
 def source() -> str:
-    """The module's text."""
-    lines = [HEADER, f"HEAD = {literal(HEAD, 0)}\n", f"DDL = {literal(new_store_ddl(), 0)}\n"]
-    lines.append(f"STATEMENTS = {literal(compiled_statements(), 0)}\n")
-    return "\n".join(lines)
-
-
-def literal(value: Any, depth: int) -> str:
-    """Python text for the value, laid out one item a line as the formatter would."""
-    inner = "    " * (depth + 1)
-    if isinstance(value, tuple | list):
-        if not value:
-            return "()"
-        if len(value) == 1 and not isinstance(value[0], tuple | list | dict):
-            return f"({literal(value[0], depth + 1)},)"  # the formatter keeps one item inline
-        items = "".join(f"{inner}{literal(item, depth + 1)},\n" for item in value)
-        return "(\n" + items + "    " * depth + ")"
-    if isinstance(value, dict):
-        if not value:
-            return "{}"
-        items = "".join(
-            f"{inner}{literal(key, depth + 1)}: {literal(item, depth + 1)},\n"
-            for key, item in value.items()
-        )
-        return "{\n" + items + "    " * depth + "}"
-    if isinstance(value, str):
-        return quoted(value)
-    if value is None or isinstance(value, bool | int | float):
-        return repr(value)
-    raise ValueError(f"{value!r} has no literal here")
-
-
-def quoted(text: str) -> str:
-    """A string literal, in double quotes unless the text holds them and no single ones."""
-    body = text.encode("unicode_escape").decode("ascii")
-    if '"' in text and "'" not in text:
-        return "'" + body + "'"
-    return '"' + body.replace('"', '\\"') + '"'
+    """The file's text: JSON, one DDL statement and one named statement a line."""
+    ddl = ",\n".join(f"    {json.dumps(statement)}" for statement in new_store_ddl())
+    named = ",\n".join(
+        f"    {json.dumps(name)}: {json.dumps(entry)}"
+        for name, entry in compiled_statements().items()
+    )
+    return (
+        f'{{\n  "NOTE": {json.dumps(NOTE)},\n  "HEAD": {json.dumps(HEAD)},\n'
+        f'  "DDL": [\n{ddl}\n  ],\n  "STATEMENTS": {{\n{named}\n  }}\n}}\n'
+    )
 
 
 def main() -> int:

@@ -10,8 +10,6 @@ import shlex
 import shutil
 import signal
 import subprocess
-import sys
-import sysconfig
 import tarfile
 import tempfile
 import threading
@@ -21,6 +19,7 @@ from pathlib import Path
 from typing import IO
 
 from assay.world.container.idmap import IdMap, sandbox_ids
+from assay.world.container.rootlibraries import missing_libraries as missing_libraries
 from assay.world.container.rootpackages import (
     DEFAULT_PACKAGES,
     DEFAULT_SUITE,
@@ -34,8 +33,6 @@ from assay.world.snapshot import cache_dir
 # Part of every cache key: raise it when what a build puts in a root changes.
 FORMAT = 2
 TIMEOUT = 900
-# Host extension modules no task imports: _tkinter alone would pull in Tk, Tcl and X11.
-UNUSED_MODULES = ("_tkinter",)
 # Docs, manuals and translations are of no use to a grader; dpkg keeps skipping them for later
 # installs too, as Debian's slim container images do.
 SLIM = (
@@ -179,25 +176,10 @@ def _bootstrap(
     suite: str, packages: list[str], ids: IdMap, tree: Path, log: Path, python: bool
 ) -> None:
     """Run mmdebstrap and extract the tarball it writes to stdout into tree, owners shifted."""
-    command = ["mmdebstrap", "--variant=minbase", "--mode=root", *SLIM]
-    if python:
-        setup = shlex.quote(PYTHON_SETUP)
-        command += [*PYTHON_DPKG, f'--customize-hook=chroot "$1" env -i {CLEAN_PATH} sh -c {setup}']
-    command += [f"--include={','.join(packages)}"] if packages else []
-    authorities = local_authorities()
-    if authorities:
-        command += [
-            '--customize-hook=mkdir -p "$1/usr/local/share/ca-certificates/host"',
-            "--customize-hook=copy-in "
-            + " ".join(shlex.quote(str(path)) for path in authorities)
-            + " /usr/local/share/ca-certificates/host",
-            f'--customize-hook=chroot "$1" env -i {CLEAN_PATH} update-ca-certificates --fresh',
-        ]
-    command += ["--format=tar", suite, "-"]
     with log.open("wb") as errors:
         try:
             process = subprocess.Popen(
-                command,
+                _command(suite, packages, python),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=errors,
@@ -216,21 +198,9 @@ def _bootstrap(
     timer = threading.Timer(TIMEOUT, expire)
     timer.daemon = True
     timer.start()
-    unreadable = None
-    assert process.stdout is not None
     try:
-        with process.stdout:
-            try:
-                _extract(process.stdout, tree, ids)
-                while process.stdout.read(1 << 16):  # tar writes padding after the end marker
-                    pass
-            except tarfile.TarError as error:
-                unreadable = error
-    except BaseException:
-        _stop(process)
-        raise
+        unreadable = _take(process, tree, ids)
     finally:
-        process.wait()
         timer.cancel()
     if expired.is_set() and process.returncode:
         raise BaseRootFailed(f"mmdebstrap {suite} ran over {TIMEOUT} s")
@@ -240,6 +210,45 @@ def _bootstrap(
         raise BaseRootFailed(
             f"mmdebstrap {suite} wrote a tarball that cannot be read: {unreadable}"
         )
+
+
+def _command(suite: str, packages: list[str], python: bool) -> list[str]:
+    """mmdebstrap's command line: the root as a tarball on stdout."""
+    command = ["mmdebstrap", "--variant=minbase", "--mode=root", *SLIM]
+    if python:
+        setup = shlex.quote(PYTHON_SETUP)
+        command += [*PYTHON_DPKG, f'--customize-hook=chroot "$1" env -i {CLEAN_PATH} sh -c {setup}']
+    command += [f"--include={','.join(packages)}"] if packages else []
+    authorities = local_authorities()
+    if authorities:
+        command += [
+            '--customize-hook=mkdir -p "$1/usr/local/share/ca-certificates/host"',
+            "--customize-hook=copy-in "
+            + " ".join(shlex.quote(str(path)) for path in authorities)
+            + " /usr/local/share/ca-certificates/host",
+            f'--customize-hook=chroot "$1" env -i {CLEAN_PATH} update-ca-certificates --fresh',
+        ]
+    return [*command, "--format=tar", suite, "-"]
+
+
+def _take(process: subprocess.Popen[bytes], tree: Path, ids: IdMap) -> tarfile.TarError | None:
+    """Extract the process's tarball into tree and wait for its end; the error of a tarball that
+    cannot be read."""
+    assert process.stdout is not None
+    try:
+        with process.stdout:
+            try:
+                _extract(process.stdout, tree, ids)
+                while process.stdout.read(1 << 16):  # tar writes padding after the end marker
+                    pass
+            except tarfile.TarError as error:
+                return error
+    except BaseException:
+        _stop(process)
+        raise
+    finally:
+        process.wait()
+    return None
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
@@ -325,71 +334,3 @@ def _link_python(tree: Path, owner: tuple[int, int]) -> None:
 def _own(path: Path, owner: tuple[int, int], mode: int) -> None:
     os.lchown(path, *owner)
     path.chmod(mode)
-
-
-def missing_libraries(root: Path) -> list[str]:
-    """Sonames the host interpreter and its stdlib extension modules load that root lacks."""
-    prefixes = {Path(sys.base_prefix).resolve(), Path(sys.base_exec_prefix).resolve()}
-    prefixes -= {
-        Path("/"),
-        Path("/usr"),
-    }  # a system interpreter's libraries are the root's to supply
-    missing = set()
-    for path in _host_libraries():
-        if any(path.is_relative_to(prefix) for prefix in prefixes):
-            continue  # the interpreter's own libraries come with its bind mount
-        places = [path, *(Path(place) / path.name for place in _library_dirs())]
-        if path.parts[1].startswith("lib"):
-            places.append(Path("/usr", *path.parts[1:]))  # a merged-/usr root keeps them there
-        if not any(_present(root, place) for place in places):
-            missing.add(path.name)
-    return sorted(missing)
-
-
-def _host_libraries() -> set[Path]:
-    """The libraries ldd finds on the host for the interpreter and lib-dynload's modules."""
-    dynload = [Path(entry) for entry in sys.path if entry.endswith("lib-dynload")]
-    modules = [path for place in dynload for path in sorted(place.glob("*.so"))]
-    files = [os.path.realpath(sys.executable)]
-    files += [str(path) for path in modules if path.name.split(".")[0] not in UNUSED_MODULES]
-    output = subprocess.run(["ldd", *files], capture_output=True, text=True, check=False).stdout
-    found = set()
-    for line in output.splitlines():
-        # "libz.so.1 => /lib/…/libz.so.1 (0x…)" or the loader's "/lib64/ld-linux-x86-64.so.2 (0x…)";
-        # a library the host itself lacks ("=> not found") is not the root's to supply.
-        words = line.split()
-        if "=>" in words and len(words) > 2 and words[2].startswith("/"):
-            found.add(Path(words[2]))
-        elif words and words[0].startswith("/") and not line.endswith(":"):
-            found.add(Path(words[0]))
-    return found
-
-
-def _library_dirs() -> list[str]:
-    multiarch = sysconfig.get_config_var("MULTIARCH")
-    arch = [f"/usr/lib/{multiarch}", f"/lib/{multiarch}"] if multiarch else []
-    return [*arch, "/usr/lib", "/lib", "/usr/lib64", "/lib64"]
-
-
-def _present(root: Path, path: Path, hops: int = 40) -> bool:
-    """Whether path exists in root, symlinks followed as inside it (an absolute one from root)."""
-    current, parts = root, list(path.relative_to("/").parts)
-    while parts:
-        part = parts.pop(0)
-        if part == "..":
-            current = current.parent if current != root else root
-            continue
-        candidate = current / part
-        if candidate.is_symlink():
-            hops -= 1
-            target = Path(os.readlink(candidate))
-            if hops < 0:
-                return False
-            if target.is_absolute():
-                current, target = root, target.relative_to("/")
-            parts = [*target.parts, *parts]
-        elif candidate.exists():
-            current = candidate
-        else:
-            return False
-    return True

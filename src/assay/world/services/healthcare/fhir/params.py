@@ -1,5 +1,5 @@
 """The search parameters the FHIR server knows: R4's own, per resource type, from the table
-`r4_search.py` that `generate.py` writes from the specification's SearchParameter bundle."""
+`r4_search.json` that `generate.py` writes from the specification's SearchParameter bundle."""
 
 from __future__ import annotations
 
