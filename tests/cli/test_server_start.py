@@ -114,3 +114,17 @@ def test_importing_assay_openenv_leaves_gradio_unloaded_unless_its_web_interface
         text=True,
     )
     assert asked.stdout.strip() == "True", asked.stderr
+
+
+def test_a_deadline_interrupts_only_once_started_inside_the_try_that_catches_it():
+    # Starting a thread can take longer than a short limit on a loaded machine: the interrupt
+    # must come from start(), never from making the deadline before the command's `try`.
+    from assay.cli.server_start import StartDeadline
+
+    deadline = StartDeadline(0.001)
+    time.sleep(0.05)  # past the limit, and no interrupt: the timer has not started
+    with pytest.raises(KeyboardInterrupt):
+        deadline.start()  # it has already run out: its timer fires at once
+        time.sleep(5)
+    assert deadline.expired
+    assert not deadline.met()

@@ -42,6 +42,7 @@ def openenv(
     """
     deadline = StartDeadline(start_timeout)
     try:
+        deadline.start()
         try:
             from assay.openenv.server import openenv_app
         except ImportError:

@@ -76,6 +76,7 @@ def serve(
     """
     deadline = StartDeadline(start_timeout)
     try:
+        deadline.start()
         from assay.api.serve import KEY_ENVIRONMENT, open_api
 
         app, key = open_api(

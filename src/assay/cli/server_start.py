@@ -8,6 +8,7 @@ import _thread
 import json
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -34,15 +35,23 @@ StartTimeoutOption = Annotated[
 
 class StartDeadline:
     """A limit on a server's start, from the command's own start: past it, the main thread is
-    interrupted (KeyboardInterrupt) and `expired` is true."""
+    interrupted (KeyboardInterrupt) and `expired` is true. It runs from `start()`, called inside
+    the `try` that catches the interrupt: starting a thread can take longer than a short limit on
+    a loaded machine, and the interrupt must never land before that `try`."""
 
     def __init__(self, seconds: float | None):
         self.seconds, self.expired = seconds, False
+        self._began = time.monotonic()
         self._lock = threading.Lock()
-        self._timer = None if seconds is None else threading.Timer(seconds, self._expire)
-        if self._timer is not None:
-            self._timer.daemon = True
-            self._timer.start()
+        self._timer: threading.Timer | None = None
+
+    def start(self) -> None:
+        if self.seconds is None:
+            return
+        left = max(0.0, self.seconds - (time.monotonic() - self._began))
+        self._timer = threading.Timer(left, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
 
     def met(self) -> bool:
         """The server is ready: the deadline no longer runs. False if it had already passed."""
