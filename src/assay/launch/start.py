@@ -91,7 +91,7 @@ def _opened(
 ) -> Benchmark:
     """The benchmark of `world` without the `left_out` tasks; for container-format tasks, first
     a note for each guarantee this machine cannot give their sandboxes."""
-    from assay.runs import open_benchmark
+    from assay.runs.benchmark import open_benchmark
 
     benchmark = open_benchmark(
         world,
