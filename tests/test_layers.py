@@ -11,9 +11,10 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "assay"
 CONCEPTS = PACKAGE.parents[1] / "docs" / "concepts.md"
 
 # Top to bottom. `taskrun` and `verify` share a floor: neither imports the other (checks read the
-# final state, never the loop that made it). `served`, `rl` and `report` are the rooms surfaces
-# share (task runs served by id, episodes for trainers, pages of stored runs); a surface reaches
-# another's work only through them, never by importing the other surface (see SURFACE_STARTERS).
+# final state, never the loop that made it). `served`, `rl`, `report` and `launch` are the rooms
+# surfaces share (task runs served by id, episodes for trainers, pages of stored runs, benchmark
+# runs started in this process); a surface reaches another's work only through them, never by
+# importing the other surface (see SURFACE_STARTERS).
 LAYERS: list[set[str]] = [
     {
         "errors",
@@ -29,7 +30,7 @@ LAYERS: list[set[str]] = [
     {"score"},
     {"runs"},
     {"trust"},
-    {"served", "rl", "report"},
+    {"served", "rl", "report", "launch"},
     {
         "cli",
         "api",
@@ -48,13 +49,11 @@ FLOOR = {name: index for index, names in enumerate(LAYERS) for name in names}
 SURFACES = len(LAYERS) - 1
 # The surfaces that start or mount others, and the surfaces each may import to do it: the
 # command line starts every server, the package's public face names the SDK, and the HTTP API
-# mounts the MCP server and the viewer under its own routes; `assay.evaluate` starts a run as
-# `assay run` does (`cli.run_start`, which also reads the withdrawn tasks of `trust`).
+# mounts the MCP server and the viewer under its own routes.
 SURFACE_STARTERS = {
     "cli": LAYERS[SURFACES],
     "__init__": LAYERS[SURFACES],
     "api": {"mcp", "view"},
-    "evaluation": {"cli"},
 }
 
 
@@ -84,7 +83,7 @@ def _problem(room: str, target: str) -> str | None:
     if there > here or (there == here and here not in (0, SURFACES)):
         return "a layer below it"
     if here == SURFACES and there == SURFACES and target not in SURFACE_STARTERS.get(room, ()):
-        return "another surface (share through served, rl or report)"
+        return "another surface (share through served, rl, report or launch)"
     return None
 
 
@@ -137,7 +136,7 @@ def test_a_surface_importing_another_is_caught(tmp_path):
     (tmp_path / "api" / "app.py").write_text("from assay.mcp.local import LocalRun\n")
     assert upward_imports(tmp_path) == [
         f"{tmp_path.name}/mcp/local.py:2: mcp imports api, another surface "
-        "(share through served, rl or report)"
+        "(share through served, rl, report or launch)"
     ]
 
 

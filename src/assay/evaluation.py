@@ -40,12 +40,12 @@ def evaluate(
     `workers`, …); the model's (`temperature`, `seed`, `base_url`, …) may be given by name or as
     `model={…}`. A setting that is unknown or bad is a UsageError naming it.
     """
-    from assay.cli.run_start import fresh
+    from assay.launch.start import fresh_run
     from assay.runs.store import open_store
 
     config = run_config(agent, settings)
     with open_store(store) as records:
-        outcome = fresh(records, Path(world), config, None, quiet=True)
+        outcome = fresh_run(records, Path(world), config)
         run = outcome.benchmark_run
         results = list(records.each_result(run.id))
     return RunResult(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.errors import UsageError
 from assay.runs.benchmark import Benchmark, open_benchmark
@@ -14,6 +14,10 @@ from assay.score.result import TaskRunResult
 from assay.taskrun.actions import AnyAction
 from assay.taskrun.observation import Observation
 from assay.taskrun.session import Session
+
+if TYPE_CHECKING:
+    from assay.rl.pool import StoreChoice
+    from assay.rl.recorder import Recorder
 
 
 class TaskRun:
@@ -79,13 +83,58 @@ class TaskRun:
         self.close()
 
 
-def open(world: str | Path | Benchmark, task: str, *, agent: str = "sdk") -> TaskRun:
-    """Start a task run of `task` in `world` (a directory or an opened benchmark)."""
-    if isinstance(world, Benchmark):
-        return TaskRun(world, task, agent)
-    benchmark = open_benchmark(world)
+def open(
+    world: str | Path | Benchmark, task: str, *, agent: str = "sdk", store: StoreChoice = None
+) -> TaskRun:
+    """Start a task run of `task` in `world` (a directory or an opened benchmark).
+
+    `store`: None or False keeps nothing; True the default records store, a URL or path that
+    store: the task run is kept there, once it ends, as a benchmark run of its own with the
+    configuration it was made with (`assay show` prints it).
+    """
+    owned = not isinstance(world, Benchmark)
+    benchmark = open_benchmark(world) if not isinstance(world, Benchmark) else world
     try:
-        return TaskRun(benchmark, task, agent, owned=True)
+        if store is None or store is False:
+            return TaskRun(benchmark, task, agent, owned=owned)
+        return RecordedTaskRun(benchmark, task, agent, owned=owned, store=store)
     except BaseException:
-        benchmark.close()
+        if owned:
+            benchmark.close()
         raise
+
+
+class RecordedTaskRun(TaskRun):
+    """A task run kept in a records store once it ends, as a benchmark run of its own (created
+    when the task run starts) with its configuration: the agent, the task, the settings in force."""
+
+    def __init__(
+        self, benchmark: Benchmark, task_id: str, agent: str, *, owned: bool, store: StoreChoice
+    ):
+        from assay.rl.pool import open_records
+        from assay.rl.recorder import Recorder
+        from assay.runs.config import config_in_force
+
+        super().__init__(benchmark, task_id, agent, owned=owned)
+        world, records = benchmark.world, None
+        try:
+            records = open_records(store)
+            assert records is not None
+            config = config_in_force(agent=agent, tasks=(task_id,), world_db=world.world_db)
+            self.recorder: Recorder | None = Recorder(records, world, agent, config)
+            self.benchmark_run_id = self.recorder.run_id  # `assay show` it once the run ends
+        except BaseException:
+            if records is not None:
+                records.close()
+            self.handle.close()
+            raise
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            if self.recorder is not None:
+                recorder, self.recorder = self.recorder, None
+                if self.handle.result is not None:
+                    recorder.save(self.handle.result)
+                recorder.close()

@@ -10,10 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from assay.runs import benchmark as loading
 from assay.runs import open_benchmark, prepare
 from assay.runs.record import record_run
 from assay.runs.store import open_store
+from assay.world import loadable as loading
 
 SHOP = Path(__file__).resolve().parents[2] / "worlds" / "shop"
 NOT_NEEDED = (

@@ -12,7 +12,7 @@ from assay.formats.checks import CHECK_KINDS, PythonCheck
 from assay.formats.load import read_task
 from assay.formats.task import TaskSpec
 from assay.registry import import_reference
-from assay.runs.benchmark import typed_check_problems
+from assay.world.loadable import typed_check_problems
 
 USER_KINDS = """
 from typing import ClassVar, Literal

@@ -104,16 +104,16 @@ def test_a_fully_scored_run_keeps_its_plain_verdict_line(tmp_path: Path):
 def test_the_proof_runs_once_per_task_per_load_never_per_task_run(
     shop_copy: Path, monkeypatch, tmp_path: Path
 ):
-    from assay.runs import benchmark as loading
     from assay.runs import run_task
     from assay.taskrun.agents.resolve import agent_factory
+    from assay.world import loadable as loading
 
     proved: list[str] = []
     real = loading.unknown_check_names
 
-    def counted(task, columns, backend="sqlite", services=None):
+    def counted(task, columns, backend="sqlite"):
         proved.append(task.id)
-        return real(task, columns, backend, services)
+        return real(task, columns, backend)
 
     monkeypatch.setattr(loading, "unknown_check_names", counted)
     monkeypatch.setattr(loading, "_proved", set())

@@ -10,9 +10,8 @@ import pytest
 from worldkit import copy_shop
 
 from assay.errors import SpecError
-from assay.runs import benchmark as loading
 from assay.runs import open_benchmark
-from assay.world import load as world_load
+from assay.world import loadable as loading
 from assay.world import proofs
 from assay.world.proofs import proof_key
 
@@ -29,18 +28,18 @@ def proved(monkeypatch, tmp_path: Path) -> list[str]:
     monkeypatch.setenv("ASSAY_HOME", str(tmp_path / "home"))
     ran: list[str] = []
     names = loading.unknown_check_names
-    queries = world_load.check_queries
+    queries = loading.check_queries
 
-    def names_proved(task, columns, backend="sqlite", services=None):
+    def names_proved(task, columns, backend="sqlite"):
         ran.append(f"names {task.id}")
-        return names(task, columns, backend, services)
+        return names(task, columns, backend)
 
     def queries_proved(task, backend, file):
         ran.append(f"queries {task.id}")
         return queries(task, backend, file)
 
     monkeypatch.setattr(loading, "unknown_check_names", names_proved)
-    monkeypatch.setattr(world_load, "check_queries", queries_proved)
+    monkeypatch.setattr(loading, "check_queries", queries_proved)
     monkeypatch.setattr(loading, "_proved", set())
     return ran
 

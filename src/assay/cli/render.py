@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -16,9 +16,6 @@ from assay.runs.headline import axis_text, readable_k, verdict_line
 from assay.runs.run import BenchmarkOutcome, BenchmarkRunResult
 from assay.score.result import TaskRunResult
 from assay.verify.script import verifier_last_line
-
-if TYPE_CHECKING:
-    from assay.trust.withdrawn import TaskState
 
 console = stdout_console()
 errors = Console(stderr=True)
@@ -157,43 +154,7 @@ def failures_text(result: TaskRunResult) -> str:
 def print_sandbox_gaps() -> None:
     """On stderr, before the first task run: each guarantee this machine cannot give a sandbox
     (every task run records the same in its notes)."""
-    from assay.world.container.confine import machine_gaps
+    from assay.launch.start import sandbox_gap_lines
 
-    for gap in machine_gaps():
-        errors.print(f"sandbox: {gap}", highlight=False, markup=False, soft_wrap=True)
-
-
-def print_left_out(left_out: Sequence[TaskState]) -> None:
-    """On stderr: the withdrawn tasks a run leaves out, and why."""
-    if not left_out:
-        return
-    noun = "task" if len(left_out) == 1 else "tasks"
-    errors.print(
-        f"left out {len(left_out)} withdrawn {noun} (the last validation failed; "
-        "--include-withdrawn runs them):",
-        highlight=False,
-    )
-    for state in left_out:
-        why = state.reasons[0] if state.reasons else "failed validation"
-        errors.print(f"  {state.task_id}: {why}", highlight=False, markup=False)
-
-
-def print_changed(changed: Sequence[TaskState]) -> None:
-    """On stderr: the tasks that run unvalidated because files changed since their validation."""
-    if not changed:
-        return
-    noun = "task has" if len(changed) == 1 else "tasks have"
-    errors.print(
-        f"{len(changed)} {noun} changed since the last validation and run unvalidated "
-        "(`assay validate` proves them again):",
-        highlight=False,
-        markup=False,
-        soft_wrap=True,  # one line per group, whatever the width, so it can be read by tools too
-    )
-    groups: dict[str, list[str]] = {}
-    for state in changed:
-        groups.setdefault(", ".join(state.changed), []).append(state.task_id)
-    for files, task_ids in groups.items():
-        errors.print(
-            f"  {files}: {', '.join(task_ids)}", highlight=False, markup=False, soft_wrap=True
-        )
+    for line in sandbox_gap_lines():
+        errors.print(line, highlight=False, markup=False, soft_wrap=True)

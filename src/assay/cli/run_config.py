@@ -13,7 +13,6 @@ from assay.errors import UsageError
 
 if TYPE_CHECKING:
     from assay.runs.config import RunConfig
-    from assay.runs.store import RunRecord
 
 # a setting's dotted name → the flag that sets it
 FLAGS = {
@@ -101,40 +100,3 @@ def _merged(under: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
         else:
             merged[key] = value
     return merged
-
-
-def stored_run_config(record: RunRecord) -> RunConfig:
-    """The configuration a stored run was made with; for a run stored before configurations
-    were, what its row says (agent, repeats, scored, verifier mode)."""
-    from assay.runs.config import RunConfig, StoredConfig
-
-    if record.config is not None:
-        try:
-            return StoredConfig.model_validate(record.config).run
-        except ValidationError as error:
-            first = error.errors(include_url=False)[0]
-            name = ".".join(str(part) for part in first["loc"])
-            raise UsageError(
-                f"--resume: run {record.id} was made by assay "
-                f"{record.config.get('assay_version')}, with a setting this version cannot "
-                f"read ({name})"
-            ) from None
-    return RunConfig(
-        agent=record.agent,
-        repeats=record.repeats,
-        scored=record.scored,
-        verifier_mode=record.verifier_mode,
-    )
-
-
-def refuse_changed(record: RunRecord, stored: RunConfig, config: RunConfig) -> None:
-    """UsageError naming every setting (other than where task runs happen) that `config` sets
-    otherwise than the run `record` was made with."""
-    from assay.runs.config import changed_settings
-
-    changed = changed_settings(stored, config)
-    if changed:
-        raise UsageError(
-            f"--resume: run {record.id} was made with other settings: {', '.join(changed)}; "
-            "a resumed run keeps its own"
-        )

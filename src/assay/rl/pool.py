@@ -13,6 +13,7 @@ from assay.rl.episode import Episode
 from assay.rl.recorder import Recorder
 from assay.rl.tasks import choose_tasks
 from assay.runs.benchmark import Benchmark, open_benchmark
+from assay.runs.config import config_in_force
 from assay.runs.plan import new_id
 from assay.runs.store import Store
 from assay.trust.withdrawn import withdrawn_on_file
@@ -61,7 +62,7 @@ class TaskPool:
         records: Store | None = None
         benchmark = world if isinstance(world, Benchmark) else None
         try:
-            records = _open_store(store)
+            records = open_records(store)
             if not isinstance(world, Benchmark):
                 withdrawn = _withdrawn(world, include_withdrawn, records) - set(_listed(task))
                 benchmark = open_benchmark(world, world_db=world_db, left_out=withdrawn)
@@ -74,7 +75,16 @@ class TaskPool:
                 store=records,
                 names=names,
             )
-            recorder = Recorder(records, benchmark.world, agent) if records else None
+            recorder = None
+            if records is not None:
+                config = config_in_force(
+                    agent=agent,
+                    tasks=tuple(_listed(task)),
+                    splits=tuple(_listed(split)),
+                    include_withdrawn=include_withdrawn,
+                    world_db=benchmark.world.world_db,
+                )
+                recorder = Recorder(records, benchmark.world, agent, config)
         except BaseException:
             if records is not None:
                 records.close()
@@ -127,7 +137,9 @@ def _listed(names: Names) -> list[str]:
     return [names] if isinstance(names, str) else list(names)
 
 
-def _open_store(store: StoreChoice) -> Store | None:
+def open_records(store: StoreChoice) -> Store | None:
+    """The records store `store` chooses: none for None or False, the default one for True, else
+    the store at that URL or path."""
     if store is None or store is False:
         return None
     from assay.runs.store import open_store

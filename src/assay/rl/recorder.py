@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from assay.runs.aggregate import aggregate
+from assay.runs.config import RunConfig, stored_config
 from assay.runs.plan import new_id
 from assay.runs.store import Store
 from assay.score.result import TaskRunResult
@@ -10,11 +11,12 @@ from assay.world.live import World
 
 
 class Recorder:
-    """One benchmark run per environment: created when it opens, each task run stored whole as it
-    ends, its figures set when the environment closes."""
+    """One benchmark run per environment: created when it opens (with `config`, how the pool was
+    made), each task run stored whole as it ends, its figures set when the environment closes."""
 
-    def __init__(self, store: Store, world: World, agent: str):
+    def __init__(self, store: Store, world: World, agent: str, config: RunConfig | None = None):
         self.store = store
+        config = config or RunConfig(agent=agent)
         self.run_id = new_id("br")
         store.create_benchmark_run(
             self.run_id,
@@ -25,6 +27,8 @@ class Recorder:
             repeats=1,
             planned=[],
             splits={},
+            verifier_mode=world.verifier_mode,
+            config=stored_config(config, world.root).model_dump(mode="json"),
         )
         store.start_benchmark_run(self.run_id)
 

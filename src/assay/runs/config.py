@@ -1,6 +1,7 @@
 """A benchmark run's configuration: every setting that shapes it, in one model the CLI and
-`assay.evaluate` build, sent to its workers as run settings and stored with the run beside
-assay's version and the world's digest."""
+`assay.evaluate` build (and runs made over HTTP, by the SDK or by an RL pool record from what they
+chose and the settings in force), sent to its workers as run settings and stored with the run
+beside assay's version and the world's digest."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from assay.formats.verifier_choice import VerifierChoice, verifier_choice
 from assay.provider import ModelOptions
-from assay.settings import RunSettings
+from assay.settings import RunSettings, in_force
 
 DEFAULT_AGENT = "reference"
 # where and how fast a run's task runs happen, not what they do: a resumed run may change these
@@ -44,6 +45,20 @@ class ModelConfig(BaseModel, defer_build=True):
             timeout_s=self.timeout_s,
             max_connections=self.max_connections,
             extra=dict(self.args),
+        )
+
+    @classmethod
+    def of(cls, options: ModelOptions) -> ModelConfig:
+        """The configuration that gives these options (`options` turned back)."""
+        return cls(
+            base_url=options.base_url,
+            temperature=options.temperature,
+            max_tokens=options.max_tokens,
+            seed=options.seed,
+            args=dict(options.extra),
+            retries=options.retries,
+            timeout_s=options.timeout_s,
+            max_connections=options.max_connections,
         )
 
 
@@ -100,6 +115,25 @@ class RunConfig(BaseModel, defer_build=True):
             pass_threshold=self.pass_threshold,
             agent_endpoints=self.agent_endpoints,
         )
+
+
+def config_in_force(**chosen: Any) -> RunConfig:
+    """The configuration of a run made other than by `assay run` (over HTTP, by the SDK, by an
+    RL pool): what it chose (`chosen`: RunConfig's settings, such as agent, tasks, repeats) and
+    the run settings in force in this process (`assay.settings`: model, judge, customer, pass
+    threshold, agent endpoints), which its task runs read."""
+    settings = in_force()
+    customer = settings.customer_model
+    return RunConfig.model_validate(
+        {
+            "model": ModelConfig.of(settings.model),
+            "judge_model": settings.judge_model,
+            "customer": None if customer is None else f"model:{customer}",
+            "pass_threshold": settings.pass_threshold,
+            "agent_endpoints": settings.agent_endpoints,
+            **chosen,
+        }
+    )
 
 
 class StoredConfig(BaseModel, defer_build=True):

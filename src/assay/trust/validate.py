@@ -9,7 +9,7 @@ from assay.errors import SpecError, UsageError
 from assay.formats.files import shown
 from assay.formats.load import TASKS_DIR
 from assay.formats.task import TaskSpec
-from assay.runs.benchmark import Benchmark, service_kinds
+from assay.runs.benchmark import Benchmark
 from assay.runs.handle import run_task
 from assay.runs.plan import new_id
 from assay.score.result import TaskRunResult
@@ -21,6 +21,7 @@ from assay.trust.static import static_proof
 from assay.trust.store import ValidationStore, default_store
 from assay.verify.python import registered_verifiers
 from assay.world.load import load_world_tolerant, require_tasks
+from assay.world.loadable import service_kinds
 
 
 def open_for_validation(

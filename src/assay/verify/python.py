@@ -16,6 +16,7 @@ from assay.formats.task import TaskSpec
 from assay.verify.check_run import CheckRun
 from assay.verify.context import VerifyContext
 from assay.world.live import World
+from assay.world.loadable import unknown_verifiers
 
 
 @dataclass(frozen=True)
@@ -95,14 +96,10 @@ def registered_verifiers(world: World) -> Verifiers:
 
 
 def check_verifier_ids(task: TaskSpec, verifiers: Verifiers, file: str) -> None:
-    for index, spec in enumerate(task.checks):
-        if isinstance(spec, PythonCheck) and spec.verifier not in verifiers:
-            known = ", ".join(sorted(verifiers)) or "none registered"
-            raise SpecError(
-                file,
-                f"checks[{index}].verifier",
-                f"unknown verifier {spec.verifier!r} (known: {known})",
-            )
+    """SpecError naming the first python check of `task` whose verifier is not registered."""
+    problems = unknown_verifiers(task, verifiers)
+    if problems:
+        raise SpecError(file, *problems[0])
 
 
 def run_python_check(spec: PythonCheck, context: VerifyContext, verifiers: Verifiers) -> CheckRun:

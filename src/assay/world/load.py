@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from assay.errors import SpecError, UsageError
-from assay.formats.files import read_bytes, shown
+from assay.formats.files import shown
 from assay.formats.layout import is_container_world
-from assay.formats.load import TASKS_DIR, check_queries, read_task, read_world, task_files
+from assay.formats.load import TASKS_DIR, read_world, task_files
 from assay.formats.task import TaskSpec
 from assay.formats.world import WorldSpec
 from assay.registry import Registry
 from assay.world.backend import Backend, SqliteBackend, open_backend
 from assay.world.live import World
+from assay.world.loadable import QUERIES_PROOF_CODE, read_loadable_task, unknown_name
 from assay.world.modules import load_file
 from assay.world.parsed import ParsedFiles
 from assay.world.proofs import proof_key, proved_before, remember
@@ -24,14 +24,6 @@ from assay.world.tools import BUILTIN_TOOLS, Tool
 
 if TYPE_CHECKING:
     from assay.formats.verifier_choice import VerifierChoice
-
-# The code that proves a task's queries read-only; a proof that passed is kept while it is unchanged.
-QUERIES_PROOF_CODE = (
-    "assay.formats.check_union",
-    "assay.formats.checks",
-    "assay.formats.load",
-    "assay.formats.sqltext",
-)
 
 
 def load_world(
@@ -127,10 +119,7 @@ def load_database_world(
         if file.stem in left_out:
             continue
         try:
-            task = _read_task(file, parsed)
-            check_task_names(task, spec, tools, shown(file))
-            if prove_task is not None:
-                prove_task(task, shown(file))
+            task = read_loadable_task(file, parsed, spec, tools, prove_task)
         except SpecError as error:
             if strict:
                 raise
@@ -150,18 +139,6 @@ def load_database_world(
 WORLD_KINDS: Registry[WorldLoader] = Registry("world kind")
 WORLD_KINDS.declare("database", load_database_world)
 WORLD_KINDS.declare("container", "assay.world.container.dataset:load_container_world")
-
-
-def _read_task(file: Path, parsed: ParsedFiles) -> TaskSpec:
-    """A task file, parsed once for these bytes (`assay.world.parsed`); its queries are proved
-    read-only once for these bytes and this code."""
-    content = read_bytes(file)
-    task = read_task(file, prove_queries=False, data=parsed.data(file, content))
-    kept = proof_key(QUERIES_PROOF_CODE, "queries", hashlib.sha256(content).hexdigest())
-    if not proved_before(kept):
-        check_queries(task, "sqlite", shown(file))  # SQLite-dialect SQL on every backend
-        remember(kept)
-    return task
 
 
 def _portable_proof(
@@ -234,7 +211,9 @@ def _check_roles(spec: WorldSpec, tools: dict[str, Tool], file: str) -> None:
     for role, role_spec in spec.roles.items():
         for index, name in enumerate(role_spec.tools):
             if name not in tools:
-                raise SpecError(file, f"roles.{role}.tools[{index}]", _unknown("tool", name, tools))
+                raise SpecError(
+                    file, f"roles.{role}.tools[{index}]", unknown_name("tool", name, tools)
+                )
 
 
 def _load_services(
@@ -279,29 +258,3 @@ def _prove_service_query(sql: str, file: str, field: str) -> None:
     except UnsafeSql as error:
         raise SpecError(file, field, f"SQL {error}") from None
     remember(kept)
-
-
-def check_task_names(task: TaskSpec, spec: WorldSpec, tools: dict[str, Tool], file: str) -> None:
-    """Every role and tool a task names exists in its world."""
-    if task.role not in spec.roles:
-        raise SpecError(file, "role", _unknown("role", task.role, spec.roles))
-    for index, fault in enumerate(task.faults):
-        if fault.tool not in tools:
-            raise SpecError(file, f"faults[{index}].tool", _unknown("tool", fault.tool, tools))
-    for index, change in enumerate(task.customer.changes):
-        tool = change.at.removeprefix("after:")
-        if change.at.startswith("after:") and tool not in tools:
-            raise SpecError(file, f"customer.changes[{index}].at", _unknown("tool", tool, tools))
-    scripts = [("solution", task.solution.steps)] if task.solution else []
-    scripts += [(f"wrong[{i}]", wrong.steps) for i, wrong in enumerate(task.wrong)]
-    for where, steps in scripts:
-        for index, step in enumerate(steps):
-            if step.call is not None and step.call not in tools:
-                raise SpecError(
-                    file, f"{where}.steps[{index}].call", _unknown("tool", step.call, tools)
-                )
-
-
-def _unknown(what: str, name: str, known: Any) -> str:
-    names = ", ".join(sorted(known)) or "none"
-    return f"unknown {what} {name!r} (known: {names})"

@@ -1,4 +1,4 @@
-"""Where `assay run` runs its task runs: the options that choose the executor, checked early."""
+"""Where a benchmark run started in this process runs its task runs: the executor, checked early."""
 
 from __future__ import annotations
 
