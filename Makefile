@@ -94,3 +94,5 @@ bench: $(BIN)/assay sandbox-tools
 	$(BIN)/python bench/large_world.py
 	$(BIN)/python bench/retail.py
 	$(BIN)/python bench/versus.py
+	$(BIN)/python bench/startup.py
+	$(BIN)/python bench/inflight.py --sizes 10,100

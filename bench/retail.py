@@ -6,6 +6,9 @@ into a temporary directory, the same every time. Each figure is the median of `-
   of its own: milliseconds per task run and peak RSS (MiB).
 - `check_us`: a key-lookup SQL check in process, each task's checks on a locked copy as task runs
   get one (`assay.verify.run_checks`), microseconds per check.
+- `changes_ms`: the state diff and the final-state hash together, as a task run ends (its copy
+  locked, after the reference solution's tool calls), in process: thread CPU milliseconds per task
+  run.
 - `load_ms`: `open_benchmark` of the world in a new process on a second run (caches filled).
 - `shop_default_s` / `shop_serial_s`: `assay run worlds/shop --agent reference` with the default
   executor and with `--workers 1`, and their ratio.
@@ -77,7 +80,12 @@ for _ in range(5):
         live.freeze()
         view = ReadView(live.db, 5.0)
         context = VerifyContext(
-            task=task, final=view, initial=ReadView(world.initial, 5.0), agent_output="", request=""
+            task=task,
+            final=view,
+            initial=ReadView(world.initial, 5.0),
+            agent_output="",
+            request="",
+            world_run=live.run,
         )
         started = time.perf_counter()
         runs = run_checks(context, benchmark.verifiers)
@@ -85,6 +93,35 @@ for _ in range(5):
         checks += len(runs)
         live.close()
     rounds.append(spent / checks * 1e6)
+print(statistics.median(rounds))
+"""
+
+CHANGES_PROBE = """
+import statistics, sys, time
+from assay.rl.episode import Episode
+from assay.runs import open_benchmark
+from assay.world.diff import state_changes
+benchmark = open_benchmark(sys.argv[1])
+world = benchmark.world
+rounds = []
+for number in range(5):
+    spent = 0.0
+    for task in benchmark.tasks.values():
+        episode = Episode(benchmark, task, run_id=f"tr_{number}_{task.id}")
+        for step in task.solution.steps:
+            if step.call is not None:
+                episode.act({"call": {"tool": step.call, "args": step.args}})
+        live = episode.session.live
+        live.freeze()  # as grading locks it
+        db = live.db
+        columns = world.snapshot.columns
+        tables = {t: columns[t] for t in world.snapshot.digests if db.may_have_changed(t.lower())}
+        started = time.thread_time()
+        state_changes(world.initial, db, tables)
+        db.state_hash()
+        spent += time.thread_time() - started
+        episode.close()
+    rounds.append(spent / len(benchmark.tasks) * 1000)
 print(statistics.median(rounds))
 """
 
@@ -97,7 +134,7 @@ print((time.perf_counter() - started) * 1000)
 """
 
 
-def probe(code: str, root: Path, env: dict[str, str], rounds: int) -> float:
+def probe(code: str, root: Path, env: dict[str, str], rounds: int, digits: int = 2) -> float:
     """The median of what `code` prints, each round a new process."""
     figures = []
     for _ in range(rounds):
@@ -105,7 +142,7 @@ def probe(code: str, root: Path, env: dict[str, str], rounds: int) -> float:
             [sys.executable, "-c", code, str(root)], env=env, check=True, capture_output=True
         )
         figures.append(float(output.stdout.decode().split()[-1]))
-    return round(statistics.median(figures), 2)
+    return round(statistics.median(figures), digits)
 
 
 def shop_start(scratch: Path, env: dict[str, str], rounds: int) -> dict:
@@ -151,10 +188,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument(
-        "--only", choices=["whole", "check", "load", "shop", "crossover"], action="append"
+        "--only",
+        choices=["whole", "check", "changes", "load", "shop", "crossover"],
+        action="append",
     )
     arguments = parser.parse_args()
-    parts = arguments.only or ["whole", "check", "load", "shop", "crossover"]
+    parts = arguments.only or ["whole", "check", "changes", "load", "shop", "crossover"]
     with tempfile.TemporaryDirectory() as scratch_name:
         scratch = Path(scratch_name)
         env = {**os.environ, "ASSAY_HOME": str(scratch / "home")}
@@ -174,6 +213,8 @@ def main() -> None:
             figures["whole_process"] = whole_process(root, scratch, env, arguments.rounds)
         if "check" in parts:
             figures["check_us"] = probe(CHECK_PROBE, root, env, arguments.rounds)
+        if "changes" in parts:
+            figures["changes_ms"] = probe(CHANGES_PROBE, root, env, arguments.rounds, digits=3)
         if "load" in parts:
             figures["load_ms"] = probe(LOAD_PROBE, root, env, arguments.rounds)
         if "shop" in parts:

@@ -15,6 +15,7 @@ from assay.world import load_world
 from assay.world.copies import CopyPool
 from assay.world.database import SqliteCopy
 from assay.world.guard import QueryRefused
+from assay.world.snapshot import COPY_CACHE_KIB
 
 SCHEMA = """
 CREATE TABLE people (id INTEGER PRIMARY KEY, email TEXT UNIQUE, score REAL);
@@ -114,6 +115,31 @@ def test_a_copy_that_only_wrote_is_rolled_back_and_used_again(world):
     assert again.value("SELECT email FROM people WHERE id = 1") == "p1@x"
     assert again.value("SELECT seq FROM sqlite_sequence WHERE name = 'log'") == 1
     backend.drop(again)
+
+
+def test_a_copy_that_wrote_more_than_its_page_cache_holds_is_rolled_back_exactly(tmp_path):
+    seed = (
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4000)"
+        " INSERT INTO people (id, email, score) SELECT i, printf('%0100d', i), i FROM n;"
+    )
+    opened = load_world(write_world(tmp_path, schema=SCHEMA, seed=seed))
+    try:
+        backend = opened.backend
+        fresh = backend.snapshot.open_copy()
+        assert fresh.execute("PRAGMA cache_size").fetchone()[0] == -COPY_CACHE_KIB
+        fresh.close()
+        copy = backend.open_copy()
+        assert len(copy.snapshot.image) > 2 * COPY_CACHE_KIB * 1024  # pages spill as it writes
+        copy.execute("UPDATE people SET email = email || email, score = -score")
+        assert copy.value("SELECT count(*) FROM people WHERE score < 0") == 4000
+        connection = copy.connection
+        backend.drop(copy)
+        again = backend.open_copy()
+        assert again.connection is connection
+        starts_exact(again)
+        backend.drop(again)
+    finally:
+        opened.close()
 
 
 @pytest.mark.parametrize(

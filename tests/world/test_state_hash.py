@@ -5,6 +5,7 @@ does the state diff read from the rows the log names."""
 from __future__ import annotations
 
 import sqlite3
+import threading
 from contextlib import suppress
 
 import pytest
@@ -234,3 +235,36 @@ def test_the_diff_read_from_the_log_equals_the_diff_read_whole(snapshot, stateme
     finally:
         copy.close()
         initial.close()
+
+
+def test_a_locked_copy_reads_its_change_log_once_for_the_diff_and_the_hash(snapshot):
+    copy = SqliteCopy(snapshot)
+    try:
+        copy.execute("UPDATE people SET email = 'z@x' WHERE id = 2")
+        copy.execute("INSERT INTO visits VALUES (2, 'later')")
+        unlocked = copy.state_hash()
+        copy.lock_readonly()
+        statements: list[str] = []
+        copy.connection.set_trace_callback(statements.append)
+        changed = copy.changed_rows({"people": ("id",), "visits": ("person",)})
+        assert copy.state_hash() == unlocked == whole(copy)
+        assert [row["email"] for row in changed["people"].after] == ["z@x"]
+        assert [row["note"] for row in changed["visits"].after] == ["later"]
+        assert sum("FROM sandbox_changes" in sql for sql in statements) == 1
+    finally:
+        copy.close()
+
+
+def test_the_starting_rows_are_read_from_copies_lent_in_turn_not_one_per_thread(snapshot):
+    def hashed() -> None:
+        copy = SqliteCopy(snapshot)
+        copy.execute("UPDATE people SET score = 9 WHERE id = 3")
+        copy.lock_readonly()
+        assert copy.state_hash() == whole(copy)
+        copy.close()
+
+    for _ in range(4):  # each thread ends before the next begins: one copy serves them all
+        thread = threading.Thread(target=hashed)
+        thread.start()
+        thread.join()
+    assert snapshot._readers.idle == 1

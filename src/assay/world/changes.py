@@ -1,12 +1,13 @@
 """Which rows a task run changed: triggers built into the snapshot log each changed rowid, so that
-the final state hash reads those rows rather than every table written to."""
+the final-state hash and the state diff read those rows (once, for both) rather than every table
+written to."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 CHANGES = "sandbox_changes"
 ROWID_NAMES = frozenset({"rowid", "_rowid_", "oid"})
@@ -79,31 +80,36 @@ def logged(connection: sqlite3.Connection) -> dict[str, list[int]]:
     return found
 
 
-def rows_now(connection: sqlite3.Connection, table: str) -> list[Any]:
-    """The rows of `table` that hold its logged rowids now (on a locked copy too)."""
-    statement = (
-        f"SELECT * FROM {quoted(table)} WHERE rowid IN (SELECT rid FROM {CHANGES} WHERE tbl = ?)"
-    )
-    return connection.execute(statement, (table,)).fetchall()
+class LoggedRows(NamedTuple):
+    """The rows of one table that hold its logged rowids: as they started and as they are now,
+    read once for both the final-state hash and the state diff."""
+
+    names: list[str]
+    before: list[tuple[Any, ...]]
+    after: list[tuple[Any, ...]]
+
+    def dicts(self, rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+        return [dict(zip(self.names, row, strict=True)) for row in rows]
 
 
-def rows_by_rowid(connection: sqlite3.Connection, table: str, rowids: list[int]) -> list[Any]:
-    """The rows of `table` that hold these rowids."""
-    return _by_rowid(connection, table, rowids).fetchall()
+def logged_rows(
+    start: sqlite3.Connection, now: sqlite3.Connection, rowids: dict[str, list[int]]
+) -> dict[str, LoggedRows]:
+    """Per table of `rowids` (`logged`), its rows holding them in `start` and in `now`."""
+    found = {}
+    for table, ids in rowids.items():
+        _, before = _by_rowid(start, table, ids)
+        names, after = _by_rowid(now, table, ids)
+        found[table] = LoggedRows(names, before, after)
+    return found
 
 
-def dicts(connection: sqlite3.Connection, table: str, rowids: list[int]) -> list[dict[str, Any]]:
-    """`rows_by_rowid`, each row as a dict by column name."""
-    if not rowids:
-        return []
-    cursor = _by_rowid(connection, table, rowids)
-    names = [column[0] for column in cursor.description]
-    return [dict(zip(names, row, strict=True)) for row in cursor]
-
-
-def _by_rowid(connection: sqlite3.Connection, table: str, rowids: list[int]) -> sqlite3.Cursor:
+def _by_rowid(
+    connection: sqlite3.Connection, table: str, rowids: list[int]
+) -> tuple[list[str], list[tuple[Any, ...]]]:
     statement = f"SELECT * FROM {quoted(table)} WHERE rowid IN (SELECT value FROM json_each(?))"
-    return connection.execute(statement, (json.dumps(rowids),))
+    cursor = connection.execute(statement, (json.dumps(rowids),))
+    return [column[0] for column in cursor.description], cursor.fetchall()
 
 
 def unique(connection: sqlite3.Connection, table: str, key: Sequence[str]) -> bool:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from assay.world.guard import deadline, lock_readonly, refused_or_failed, track_writes
 
 if TYPE_CHECKING:
+    from assay.world.changes import LoggedRows
     from assay.world.snapshot import Snapshot
 
 Params = Sequence[Any] | Mapping[str, Any]
@@ -174,6 +175,8 @@ class SqliteCopy(SqliteDatabase):
         self._authorizer = track_writes(
             self.connection, self.written, self.reshaped, self.unsettled
         )
+        self.locked = False
+        self._logged_rows: dict[str, LoggedRows] | None = None
 
     @property
     def settled(self) -> bool:
@@ -189,6 +192,7 @@ class SqliteCopy(SqliteDatabase):
 
     def lock_readonly(self) -> None:
         self._authorizer = lock_readonly(self.connection)
+        self.locked = True
 
     def may_have_changed(self, table: str) -> bool:
         """The authorizer saw every statement prepared on the copy, a trigger's included."""
@@ -200,22 +204,36 @@ class SqliteCopy(SqliteDatabase):
         tracked = {table: key for table, key in keys.items() if table in self.snapshot.tracked}
         if self.reshaped or not tracked:
             return {}
-        self.connection.set_authorizer(None)  # its own reads, of the log too
-        try:
-            return self.snapshot.changed_rows(self.connection, tracked)
-        finally:
-            self.connection.set_authorizer(self._authorizer)
+        with self._own_reads():
+            return self.snapshot.changed_rows(self.connection, tracked, self._logged())
 
     def state_hash(self, *, full: bool = False) -> str:
         """Content hash of the copy; the checks' cap on a value's length does not apply to it.
         `full` reads every table it wrote to whole rather than only the rows that changed."""
-        capped = self.connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, UNCAPPED)
         full = full or bool(self.reshaped)
-        # Its own statements only read, so neither authorizer needs to see them: each would be
-        # called in Python for every column of every table read (about a tenth of the hash).
+        with self._own_reads():
+            logged = None if full else self._logged()
+            return self.snapshot.state_hash(self.connection, self.written, logged)
+
+    def _logged(self) -> dict[str, LoggedRows]:
+        """The rows the change log names, as they started and now: read once when the copy is
+        locked (nothing changes it after), so the state diff and the hash share one read."""
+        if self._logged_rows is not None:
+            return self._logged_rows
+        found = self.snapshot.logged_rows(self.connection)
+        if self.locked:
+            self._logged_rows = found
+        return found
+
+    @contextmanager
+    def _own_reads(self) -> Iterator[None]:
+        """The copy's own reads (of the log too), uncapped in length. They only read, so neither
+        authorizer needs to see them: each would be called in Python for every column of every
+        table read (about a tenth of the hash)."""
+        capped = self.connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, UNCAPPED)
         self.connection.set_authorizer(None)
         try:
-            return self.snapshot.state_hash(self.connection, self.written, full=full)
+            yield
         finally:
             self.connection.set_authorizer(self._authorizer)
             self.connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, capped)

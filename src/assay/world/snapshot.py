@@ -7,7 +7,6 @@ import json
 import os
 import sqlite3
 import sys
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ from assay.formats.world import RESERVED_PREFIX, WorldSpec
 from assay.world import changes
 from assay.world.database import ChangedRows, SqliteDatabase
 from assay.world.digest import combine, digest_rows, row_text, text_hash, updated
+from assay.world.readers import Readers
 from assay.world.reserved import RESERVED_TABLES, SQLITE_DDL
 from assay.world.seed import SeedTarget, load_seed
 
@@ -29,6 +29,10 @@ FORMAT = "assay-snapshot-3"  # 3: multiset digests, change triggers
 # A table read whole at the final-state hash keeps its starting rows' hashes if it has at most this
 # many rows: most of its rows are the ones it started with, looked up rather than hashed again.
 KNOWN_ROWS_UP_TO = 4096
+# A copy's page cache, in KiB: a page it misses is copied from its own image in memory, cheaply,
+# and each copy holding up to SQLite's default 2 MiB of pages would double a scanned world's size
+# (a task run in flight each: an OpenEnv server's thousand sessions).
+COPY_CACHE_KIB = 256
 
 
 @dataclass(frozen=True)
@@ -38,7 +42,8 @@ class Snapshot:
     columns: dict[str, tuple[str, ...]]
     digests: dict[str, str]
     tracked: frozenset[str] = frozenset()  # tables whose changed rowids triggers log
-    _readers: threading.local = field(default_factory=threading.local, compare=False, repr=False)
+    # read-only copies of the starting state, for the rows before they changed
+    _readers: Readers = field(default_factory=Readers, compare=False, repr=False)
     # by table: each starting row's hash by its text (`row_text`), or None for a table too large
     _known: dict[str, dict[str, int] | None] = field(
         default_factory=dict, compare=False, repr=False
@@ -53,39 +58,52 @@ class Snapshot:
         """A fresh in-memory database holding exactly the starting state."""
         connection = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         connection.deserialize(self.image)
+        connection.execute(f"PRAGMA cache_size = -{COPY_CACHE_KIB}")
         if self.tracked:
             changes.track(connection)
         return connection
 
+    def logged_rows(self, connection: sqlite3.Connection) -> dict[str, changes.LoggedRows]:
+        """Per table whose changes the log of `connection` (a copy of this snapshot) names, those
+        rows as they started and as they are now; none for a snapshot with no log."""
+        if not self.tracked:
+            return {}
+        rowids = changes.logged(connection)
+        with self._readers.reading(self.image) as start:
+            return changes.logged_rows(start, connection, rowids)
+
     def state_hash(
-        self, connection: sqlite3.Connection, written: set[str], *, full: bool = False
+        self,
+        connection: sqlite3.Connection,
+        written: set[str],
+        logged: Mapping[str, changes.LoggedRows] | None,
     ) -> str:
         """Content hash of a database that started as this snapshot and changed only `written`:
-        a tracked table's digest is updated from the rows it changed, any other is read whole.
-        `full` reads every written table whole (for a copy whose schema changed)."""
+        a tracked table's digest is updated from its `logged` rows (`logged_rows`), any other is
+        read whole; `logged` None reads every written table whole (a copy whose schema changed)."""
         digests = dict(self.digests)
-        changed = changes.logged(connection) if self.tracked and not full else {}
         for table in written & digests.keys():
-            if full or table not in self.tracked:
+            if logged is None or table not in self.tracked:
                 digests[table] = self._table_digest(connection, table)
-            elif table in changed:
-                before = changes.rows_by_rowid(self._reader(), table, changed[table])
-                now = changes.rows_now(connection, table)
-                digests[table] = updated(digests[table], before, now)
+            elif table in logged:
+                rows = logged[table]
+                digests[table] = updated(digests[table], rows.before, rows.after)
         return combine(digests)
 
     def changed_rows(
-        self, connection: sqlite3.Connection, keys: Mapping[str, Sequence[str]]
+        self,
+        connection: sqlite3.Connection,
+        keys: Mapping[str, Sequence[str]],
+        logged: Mapping[str, changes.LoggedRows],
     ) -> dict[str, ChangedRows]:
-        """Per tracked table, the rows its log names in the starting state and in `connection`,
-        and whether its key columns are unique in both."""
-        logged = changes.logged(connection)
+        """Per tracked table of `keys`, its `logged` rows (`logged_rows`) as dicts, and whether its
+        key columns are unique at the start and in `connection`."""
         found = {}
         for table, key in keys.items():
-            rowids = logged.get(table, [])
+            rows = logged.get(table)
             found[table] = ChangedRows(
-                before=changes.dicts(self._reader(), table, rowids),
-                after=changes.dicts(connection, table, rowids),
+                before=rows.dicts(rows.before) if rows else [],
+                after=rows.dicts(rows.after) if rows else [],
                 key_unique=self._unique_now(connection, table, tuple(key)),
             )
         return found
@@ -96,11 +114,11 @@ class Snapshot:
         if not key:
             return False
         if (table, key) not in self._unique:
-            reader = self._reader()
-            self._unique[table, key] = (
-                changes.unique(reader, table, key),
-                changes.kept_unique(reader, table, key),
-            )
+            with self._readers.reading(self.image) as reader:
+                self._unique[table, key] = (
+                    changes.unique(reader, table, key),
+                    changes.kept_unique(reader, table, key),
+                )
         at_start, kept = self._unique[table, key]
         if not at_start or kept == "rowid":
             return at_start
@@ -116,21 +134,11 @@ class Snapshot:
         return digest_rows(connection.execute(f'SELECT * FROM "{table}"'), self._known[table])
 
     def _starting_hashes(self, table: str) -> dict[str, int] | None:
-        reader = self._reader()
-        if reader.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0] > KNOWN_ROWS_UP_TO:
-            return None
-        texts = (row_text(row) for row in reader.execute(f'SELECT * FROM "{table}"'))
-        return {text: text_hash(text) for text in texts}
-
-    def _reader(self) -> sqlite3.Connection:
-        """This thread's read-only copy of the starting state, for the rows before they changed."""
-        reader = getattr(self._readers, "connection", None)
-        if reader is None:
-            reader = sqlite3.connect(":memory:", isolation_level=None)
-            reader.deserialize(self.image)
-            reader.execute("PRAGMA query_only = ON")
-            self._readers.connection = reader
-        return reader
+        with self._readers.reading(self.image) as reader:
+            if reader.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0] > KNOWN_ROWS_UP_TO:
+                return None
+            texts = (row_text(row) for row in reader.execute(f'SELECT * FROM "{table}"'))
+            return {text: text_hash(text) for text in texts}
 
 
 def cache_dir() -> Path:
