@@ -168,14 +168,15 @@ def print_left_out(left_out: Sequence[TaskState]) -> None:
     if not left_out:
         return
     noun = "task" if len(left_out) == 1 else "tasks"
-    errors.print(
+    heading = (
         f"left out {len(left_out)} withdrawn {noun} (the last validation failed; "
-        "--include-withdrawn runs them):",
-        highlight=False,
+        "--include-withdrawn runs them):"
     )
-    for state in left_out:
-        why = state.reasons[0] if state.reasons else "failed validation"
-        errors.print(f"  {state.task_id}: {why}", highlight=False, markup=False)
+    lines = [
+        f"{state.task_id}: {state.reasons[0] if state.reasons else 'failed validation'}"
+        for state in left_out
+    ]
+    _print_listed(heading, lines)
 
 
 def print_changed(changed: Sequence[TaskState]) -> None:
@@ -183,17 +184,20 @@ def print_changed(changed: Sequence[TaskState]) -> None:
     if not changed:
         return
     noun = "task has" if len(changed) == 1 else "tasks have"
-    errors.print(
+    heading = (
         f"{len(changed)} {noun} changed since the last validation and run unvalidated "
-        "(`assay validate` proves them again):",
-        highlight=False,
-        markup=False,
-        soft_wrap=True,  # one line per group, whatever the width, so it can be read by tools too
+        "(`assay validate` proves them again):"
     )
     groups: dict[str, list[str]] = {}
     for state in changed:
         groups.setdefault(", ".join(state.changed), []).append(state.task_id)
-    for files, task_ids in groups.items():
-        errors.print(
-            f"  {files}: {', '.join(task_ids)}", highlight=False, markup=False, soft_wrap=True
-        )
+    lines = [f"{files}: {', '.join(task_ids)}" for files, task_ids in groups.items()]
+    # one line per group, whatever the width, so it can be read by tools too
+    _print_listed(heading, lines, soft_wrap=True)
+
+
+def _print_listed(heading: str, lines: Sequence[str], *, soft_wrap: bool = False) -> None:
+    """On stderr, as written (no markup): a heading, then each line indented under it."""
+    errors.print(heading, highlight=False, markup=False, soft_wrap=soft_wrap)
+    for line in lines:
+        errors.print(f"  {line}", highlight=False, markup=False, soft_wrap=soft_wrap)
