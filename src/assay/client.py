@@ -17,7 +17,7 @@ with Client("http://127.0.0.1:8000", api_key="aso_...") as client:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 import httpx
 from pydantic import BaseModel
@@ -78,7 +78,22 @@ class _Http:
         self.http.close()
 
 
-class Client:
+class _Connected:
+    """A client's connection to the server: closed by `close()`, or on leaving a `with` block."""
+
+    _http: _Http
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+class Client(_Connected):
     """The operator's side: create benchmark runs and read any of them."""
 
     def __init__(
@@ -120,17 +135,8 @@ class Client:
         """One criterion run with its full details and evidence."""
         return self._http.get(CheckRunOut, f"/v1/criterion-runs/{check_run_id}")
 
-    def close(self) -> None:
-        self._http.close()
 
-    def __enter__(self) -> Client:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
-
-
-class RunClient:
+class RunClient(_Connected):
     """One benchmark run, driven with its own bearer token; `created` is what creating it answered
     (keep it to drive the run again later, from another process)."""
 
@@ -216,12 +222,3 @@ class RunClient:
                 observation = self.act(task_run.id, action)
             completions.append(self.complete(task_run.id, output))
         return completions
-
-    def close(self) -> None:
-        self._http.close()
-
-    def __enter__(self) -> RunClient:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from assay.errors import UsageError
@@ -74,12 +73,7 @@ class TaskRun:
     def __enter__(self) -> TaskRun:
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_: object) -> None:
         self.close()
 
 

@@ -4,14 +4,14 @@
 from __future__ import annotations
 
 import base64
+from functools import partial
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict
 
 from assay.api.dependencies import Anyone
-from assay.api.sandbox_calls import SERVICE_RESPONSES, call_on_started, event_response
-from assay.served.auth import Caller
+from assay.api.sandbox_calls import SERVICE_RESPONSES, answer_call
 
 router = APIRouter(prefix="/v1/benchmark-runs/{run_id}/files", tags=["services"])
 STATUSES = {
@@ -32,9 +32,7 @@ class Move(BaseModel):
     dst: str
 
 
-def _call(request: Request, who: Caller, run_id: str, tool: str, args: dict) -> JSONResponse:
-    event = call_on_started(request.app.state.context, who, run_id, tool, args)
-    return event_response(event, STATUSES)
+_call = partial(answer_call, STATUSES)
 
 
 @router.get("", responses=RESPONSES)

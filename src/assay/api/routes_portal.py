@@ -3,14 +3,14 @@ generic one for every keyed resource; each request one call on the run's started
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Request
 from fastapi.responses import JSONResponse
 
 from assay.api.dependencies import Anyone
-from assay.api.sandbox_calls import SERVICE_RESPONSES, call_on_started, event_response
-from assay.served.auth import Caller
+from assay.api.sandbox_calls import SERVICE_RESPONSES, answer_call
 from assay.served.errors import ApiError
 
 router = APIRouter(prefix="/v1/benchmark-runs/{run_id}/portal", tags=["services"])
@@ -19,11 +19,7 @@ PRIOR_AUTH = "prior_auth"
 Record = Annotated[dict[str, Any], Body()]  # the whole JSON body is the record
 
 
-def _call(
-    request: Request, who: Caller, run_id: str, tool: str, args: dict[str, Any]
-) -> JSONResponse:
-    event = call_on_started(request.app.state.context, who, run_id, tool, args)
-    return event_response(event, STATUSES)
+_call = partial(answer_call, STATUSES)
 
 
 @router.post("/prior-auths", responses=SERVICE_RESPONSES)

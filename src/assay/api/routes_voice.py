@@ -3,13 +3,14 @@ the run's started task run."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict
 
 from assay.api.dependencies import Anyone
-from assay.api.sandbox_calls import SERVICE_RESPONSES, call_on_started, event_response
-from assay.served.auth import Caller
+from assay.api.sandbox_calls import SERVICE_RESPONSES, answer_call
 
 router = APIRouter(prefix="/v1/benchmark-runs/{run_id}/voice", tags=["services"])
 STATUSES = {"no_answer": 404, "no_call": 404, "call_ended": 409, "no_service": 404}
@@ -31,10 +32,7 @@ class Keys(Strict):
     digits: str
 
 
-def _call(request: Request, who: Caller, run_id: str, tool: str, args: dict) -> JSONResponse:
-    # on the event loop's thread, as every route of the API: sessions are not shared across threads
-    event = call_on_started(request.app.state.context, who, run_id, tool, args)
-    return event_response(event, STATUSES)
+_call = partial(answer_call, STATUSES)
 
 
 @router.post("/calls", responses=SERVICE_RESPONSES)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fastapi import Request
 from fastapi.responses import JSONResponse
 
 from assay.served.auth import Caller
@@ -61,6 +62,21 @@ def call_in_world(
         raise ApiError(409, "ended", f"task run {task_run_id} ended before the call was answered")
     flying = context.flying.get(task_run_id)
     return results[0], flying.session.live if flying is not None else None
+
+
+def answer_call(
+    statuses: dict[str, int],
+    request: Request,
+    who: Caller,
+    run_id: str,
+    tool: str,
+    args: dict[str, Any],
+) -> JSONResponse:
+    """A surface's route: the call on the run's started task run, answered by `event_response`
+    with the statuses its error codes map to. On the event loop's thread, as every route of the
+    API: sessions are not shared across threads."""
+    event = call_on_started(request.app.state.context, who, run_id, tool, args)
+    return event_response(event, statuses)
 
 
 def event_response(event: Event, statuses: dict[str, int] | None = None) -> JSONResponse:

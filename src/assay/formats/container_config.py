@@ -132,9 +132,9 @@ class EnvironmentConfig(Loose):
         return value
 
 
-class AgentConfig(Loose):
-    timeout_sec: float | None = Field(None, gt=0)  # None: no limit of the task's own
-    user: User = None
+class PhaseNetwork(Loose):
+    """The network of one phase (the agent's, the verifier's), when it has one of its own."""
+
     network_mode: NetworkMode | None = None
     allowed_hosts: list[str] | None = None
 
@@ -142,6 +142,11 @@ class AgentConfig(Loose):
     @classmethod
     def _allowlist(cls, data: Any) -> Any:
         return _implied_network(data)
+
+
+class AgentConfig(PhaseNetwork):
+    timeout_sec: float | None = Field(None, gt=0)  # None: no limit of the task's own
+    user: User = None
 
 
 class CollectHook(Loose):
@@ -151,7 +156,7 @@ class CollectHook(Loose):
     user: User = None
 
 
-class VerifierConfig(Loose):
+class VerifierConfig(PhaseNetwork):
     timeout_sec: float = Field(600.0, gt=0)
     env: dict[str, str] = {}
     user: User = None
@@ -159,13 +164,6 @@ class VerifierConfig(Loose):
     environment: EnvironmentConfig | None = None
     environment_mode: VerifierMode | None = None
     collect: list[CollectHook] = []
-    network_mode: NetworkMode | None = None
-    allowed_hosts: list[str] | None = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _allowlist(cls, data: Any) -> Any:
-        return _implied_network(data)
 
     @field_validator("environment_mode")
     @classmethod

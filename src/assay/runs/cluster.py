@@ -17,16 +17,15 @@ import signal
 import socket
 import threading
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
 from assay.errors import UsageError, WorkerFailure
-from assay.runs.benchmark import Benchmark
 from assay.runs.execute import STOP_SIGNALS, OnResult, OnStart, Stop, run_planned, stopping
 from assay.runs.plan import PlannedRun
-from assay.runs.pool import QUIT_S, WorkerSetup, portable
+from assay.runs.pool import QUIT_S, WorkerExecutor, WorkerSetup, portable
 from assay.score.result import TaskRunResult
 from assay.taskrun.agents.isolated import DEFAULT_ACTION_TIMEOUT_S
 from assay.taskrun.agents.resolve import agent_factory, close_agents
@@ -82,7 +81,7 @@ class TaskRunActor:
             self.benchmark.close()
 
 
-class RayExecutor:
+class RayExecutor(WorkerExecutor):
     """Task runs as Ray actors: `workers` of them (default: one per CPU of the cluster, or one
     when `concurrency` > 1), on the cluster at `address` (default: Ray already connected in this
     process, else a local instance started for the run)."""
@@ -103,26 +102,15 @@ class RayExecutor:
         self.action_timeout_s = action_timeout_s
         self.concurrency = concurrency
 
-    def execute(
-        self,
-        benchmark: Benchmark,
-        agent: str,
-        planned: Sequence[PlannedRun],
-        on_result: OnResult,
-        on_start: OnStart,
+    def dispatch(
+        self, setup: WorkerSetup, waiting: deque[PlannedRun], on_result: OnResult, on_start: OnStart
     ) -> None:
-        if not planned:
-            return
-        setup = WorkerSetup.of(benchmark.world, agent, self.action_timeout_s, self.concurrency)
-        waiting = deque(planned)
         with connected(self.address) as ray:
             cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
             default = 1 if self.concurrency > 1 else cpus
-            count = min(self.workers or default, len(planned))
+            count = min(self.workers or default, len(waiting))
             with stopping() as stop, _actors(ray, setup, count, cpus) as actors:
                 _Dispatch(ray, actors, waiting, stop, on_start, on_result, self.concurrency).run()
-        if waiting:
-            raise KeyboardInterrupt  # stopped before these began
 
 
 @contextmanager

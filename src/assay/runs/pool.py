@@ -167,15 +167,12 @@ class _Worker:
     runs: dict[str, PlannedRun] = field(default_factory=dict)  # handed to it, results not back
 
 
-class ProcessExecutor:
-    """Up to `workers` task runs at once, each in a process of its own."""
+class WorkerExecutor:
+    """Task runs in workers that load the world again from one WorkerSetup (processes of their
+    own, Ray actors); a subclass says how the planned runs are handed out to them."""
 
-    def __init__(
-        self, workers: int, action_timeout_s: float = DEFAULT_ACTION_TIMEOUT_S, concurrency: int = 1
-    ):
-        self.workers = workers
-        self.action_timeout_s = action_timeout_s
-        self.concurrency = concurrency
+    action_timeout_s: float
+    concurrency: int
 
     def execute(
         self,
@@ -189,11 +186,34 @@ class ProcessExecutor:
             return
         setup = WorkerSetup.of(benchmark.world, agent, self.action_timeout_s, self.concurrency)
         waiting = deque(planned)
-        count = min(self.workers, len(planned))
-        with stopping() as stop, _workers(setup, count) as workers:
-            _Dispatch(workers, waiting, stop, on_start, on_result, self.concurrency).run()
+        self.dispatch(setup, waiting, on_result, on_start)
         if waiting:
             raise KeyboardInterrupt  # stopped before these began
+
+    def dispatch(
+        self, setup: WorkerSetup, waiting: deque[PlannedRun], on_result: OnResult, on_start: OnStart
+    ) -> None:
+        """Run what `waiting` holds in workers, taking each run out as it is handed to one; what a
+        stop leaves in it never began."""
+        raise NotImplementedError
+
+
+class ProcessExecutor(WorkerExecutor):
+    """Up to `workers` task runs at once, each in a process of its own."""
+
+    def __init__(
+        self, workers: int, action_timeout_s: float = DEFAULT_ACTION_TIMEOUT_S, concurrency: int = 1
+    ):
+        self.workers = workers
+        self.action_timeout_s = action_timeout_s
+        self.concurrency = concurrency
+
+    def dispatch(
+        self, setup: WorkerSetup, waiting: deque[PlannedRun], on_result: OnResult, on_start: OnStart
+    ) -> None:
+        count = min(self.workers, len(waiting))
+        with stopping() as stop, _workers(setup, count) as workers:
+            _Dispatch(workers, waiting, stop, on_start, on_result, self.concurrency).run()
 
 
 @dataclass

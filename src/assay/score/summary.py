@@ -51,6 +51,10 @@ class SummaryTotals(BaseModel, defer_build=True):
     termination: dict[str, int] = {}
 
 
+# every total but termination is the sum of the summaries' field of its name
+SUMMED = tuple(name for name in SummaryTotals.model_fields if name != "termination")
+
+
 def summarize(
     rollout: Rollout,
     outcome: Outcome,
@@ -86,22 +90,10 @@ def with_usage(summary: Summary, usage: Usage) -> Summary:
 
 
 def total(summaries: Iterable[Summary]) -> SummaryTotals:
-    totals = SummaryTotals()
+    sums: dict[str, float] = dict.fromkeys(SUMMED, 0)
     terminations: dict[str, int] = {}
     for summary in summaries:
-        totals.false_completion += summary.false_completion
-        totals.duplicate_effects += summary.duplicate_effects
-        totals.faults += summary.faults
-        totals.recovered += summary.recovered
-        totals.unnecessary_interruptions += summary.unnecessary_interruptions
-        totals.rejected_attempts += summary.rejected_attempts
-        totals.turns += summary.turns
-        totals.judged_checks += summary.judged_checks
-        totals.verifier_failures_blamed_on_agent += summary.verifier_failures_blamed_on_agent
-        totals.model_calls += summary.model_calls
-        totals.prompt_tokens += summary.prompt_tokens
-        totals.completion_tokens += summary.completion_tokens
-        totals.model_latency_s += summary.model_latency_s
+        for name in SUMMED:
+            sums[name] += getattr(summary, name)
         terminations[summary.termination] = terminations.get(summary.termination, 0) + 1
-    totals.termination = dict(sorted(terminations.items()))
-    return totals
+    return SummaryTotals.model_validate({**sums, "termination": dict(sorted(terminations.items()))})

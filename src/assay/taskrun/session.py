@@ -233,17 +233,27 @@ class Session:
             self._seen_write = True
             changes = self.customer.changes_at("first_write")
             if changes:
-                operation.status = "HELD"
-                self.live.record_action("call", name, values, "HELD", operation.id)
-                held = Event(
-                    type="tool_result",
-                    tool=name,
-                    status="HELD",
-                    operation_id=operation.id,
-                    message=HELD_MESSAGE,
-                )
+                held = self._no_result(name, values, operation, "HELD", HELD_MESSAGE)
                 return [held, *(customer_message(text) for text in changes)]
         return self._carry_out(tool, values, operation)
+
+    def _no_result(
+        self,
+        name: str,
+        values: dict[str, Any],
+        operation: Operation | None,
+        status: str,
+        message: str,
+    ) -> Event:
+        """A call that answers only `message` (held, failed, or of unknown outcome), recorded, and
+        its operation marked, with `status`."""
+        if operation:
+            operation.status = status
+        operation_id = operation.id if operation else None
+        self.live.record_action("call", name, values, status, operation_id)
+        return Event(
+            type="tool_result", tool=name, status=status, operation_id=operation_id, message=message
+        )
 
     def _carry_out(
         self, tool: Tool, values: dict[str, Any], operation: Operation | None
@@ -251,34 +261,12 @@ class Session:
         effect = self.faults.next_call(tool.name)
         operation_id = operation.id if operation else None
         if effect == "fail":
-            if operation:
-                operation.status = "FAILED"
-            self.live.record_action("call", tool.name, values, "FAILED", operation_id)
-            return [
-                Event(
-                    type="tool_result",
-                    tool=tool.name,
-                    status="FAILED",
-                    operation_id=operation_id,
-                    message=FAILED_MESSAGE,
-                )
-            ]
+            return [self._no_result(tool.name, values, operation, "FAILED", FAILED_MESSAGE)]
         status, payload = self.execute_tool(tool, values)
         if operation:
             operation.happened, operation.outcome = True, (status, payload)
         if effect == "unknown":
-            if operation:
-                operation.status = "UNKNOWN"
-            self.live.record_action("call", tool.name, values, "UNKNOWN", operation_id)
-            return [
-                Event(
-                    type="tool_result",
-                    tool=tool.name,
-                    status="UNKNOWN",
-                    operation_id=operation_id,
-                    message=UNKNOWN_MESSAGE,
-                )
-            ]
+            return [self._no_result(tool.name, values, operation, "UNKNOWN", UNKNOWN_MESSAGE)]
         if operation:
             operation.status = status
         self.live.record_action("call", tool.name, values, status, operation_id)

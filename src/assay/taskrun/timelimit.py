@@ -11,7 +11,6 @@ import signal
 import threading
 import time
 from collections.abc import Callable
-from types import TracebackType
 
 try:  # the handler as it is set: signal.getsignal's look-up of a Handlers enum costs ~2 µs a call
     from _signal import getsignal as _handler_of
@@ -55,12 +54,7 @@ class ToolTimeLimit:
                 raise
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_: object) -> None:
         self._stop()
         if self.fired or time.monotonic() - self._started > self.seconds:
             raise ToolOverrun(f"ran past its time limit of {self.seconds:g} s") from None

@@ -72,12 +72,8 @@ def run_answer_check(check: AnswerCheck, context: VerifyContext) -> CheckRun:
         _number(check, context, output, tally)
     passed = not tally.failures
     details = "the answer " + ("meets every condition" if passed else "; ".join(tally.failures))
-    return CheckRun(
-        name=check.name,
-        type=check.type,
-        kind="answer",
-        weight=check.weight,
-        axis=check.axis,
+    return CheckRun.of(
+        check,
         passed=passed,
         score=tally.met / tally.total if tally.total else (1.0 if passed else 0.0),
         details=details,

@@ -129,12 +129,8 @@ def run_python_check(spec: PythonCheck, context: VerifyContext, verifiers: Verif
     details = f"{count} of {len(results)} checks passed" + (
         "; " + "; ".join(failing) if failing else ""
     )
-    return CheckRun(
-        name=spec.name,
-        type=spec.type,
-        kind="python",
-        weight=spec.weight,
-        axis=spec.axis,
+    return CheckRun.of(
+        spec,
         passed=passed,
         score=count / len(results),
         details=details,

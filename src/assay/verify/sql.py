@@ -75,12 +75,8 @@ def _shape(names: list[str], rows: list[tuple[Any, ...]]) -> str | None:
 
 
 def _result(check: SqlCheck, passed: bool, details: str, evidence: dict[str, Any]) -> CheckRun:
-    return CheckRun(
-        name=check.name,
-        type=check.type,
-        kind="sql",
-        weight=check.weight,
-        axis=check.axis,
+    return CheckRun.of(
+        check,
         passed=passed,
         score=1.0 if passed else 0.0,
         details=details,

@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from assay.runs.stamps import now
-
-if TYPE_CHECKING:
-    from sqlalchemy import Engine
+from assay.runs.store.part import StorePart
 
 
-class BuildRecords:
-    @property
-    def engine(self) -> Engine:  # the Store's, made on first use
-        raise NotImplementedError
-
+class BuildRecords(StorePart):
     def save_build(self, record: dict[str, Any]) -> None:
         """Keep one build: `record` holds at least id, world, version, model, prompt_hash,
         published and rejected (lists)."""

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from assay.runs.stamps import now
-
-if TYPE_CHECKING:
-    from sqlalchemy import Engine
+from assay.runs.store.part import StorePart
 
 
 @dataclass(frozen=True)
@@ -32,11 +30,7 @@ class KeyRecord:
         return {**vars(self), "state": self.state(moment)}
 
 
-class KeyRecords:
-    @property
-    def engine(self) -> Engine:  # the Store's, made on first use
-        raise NotImplementedError
-
+class KeyRecords(StorePart):
     def create_key(
         self, key_id: str, name: str, scope: str, key_hash: str, expires_at: str | None
     ) -> KeyRecord:

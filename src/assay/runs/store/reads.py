@@ -7,22 +7,15 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from assay.runs.rows import TaskRow
+from assay.runs.store.part import StorePart
 from assay.runs.store.records import TaskRunState, check_json, result_of, task_row
 from assay.score.result import TaskRunResult
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine
-
-    from assay.runs.store.lite import Statements, Transaction
+    from assay.runs.store.lite import Transaction
 
 
-class TaskRunReads:
-    @property
-    def engine(self) -> Engine:  # the Store's, made on first use
-        raise NotImplementedError
-
-    statements: Statements
-
+class TaskRunReads(StorePart):
     def task_states(self, run_id: str) -> list[TaskRunState]:
         """Every task run of the run, finished or not, in planned order."""
         with self.statements.transaction() as transaction:

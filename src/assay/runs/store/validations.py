@@ -2,24 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from assay.runs.stamps import now
-
-if TYPE_CHECKING:
-    from sqlalchemy import Engine
-
-    from assay.runs.store.lite import Statements
+from assay.runs.store.part import StorePart
 
 
-class ValidationRecords:
+class ValidationRecords(StorePart):
     """The two methods `assay validate` and withdrawn tasks need of the store."""
-
-    @property
-    def engine(self) -> Engine:  # the Store's, made on first use
-        raise NotImplementedError
-
-    statements: Statements
 
     def save_validation(
         self,

@@ -12,14 +12,8 @@ from assay.errors import CheckError
 from assay.formats.checks import FhirResourceStateCheck
 from assay.verify.check_run import CheckRun
 from assay.verify.context import VerifyContext
-from assay.verify.healthcare.items import (
-    ItemResult,
-    compare_item,
-    item_details,
-    item_score,
-    none_asked_run,
-)
-from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout
+from assay.verify.healthcare import items
+from assay.verify.healthcare.rows import fetch_rows
 from assay.world.services.healthcare.fhir.fhirpath import syntax_problem
 from assay.world.services.healthcare.fhir.query import select
 from assay.world.services.healthcare.fhir.search import SearchError
@@ -62,21 +56,15 @@ def run_fhir_check(check: FhirResourceStateCheck, context: VerifyContext) -> Che
         if check.changed:
             matched = [row for row in matched if _changed(row)]
             subject += " written during the task run"
-        return none_asked_run(check, len(matched), subject, evidence)
+        return items.none_asked_run(check, len(matched), subject, evidence)
     if not matched:
         details = f"no {check.resource_type} matched search {json.dumps(check.search)}"
-        evidence.update(resource=None, field_results=[])
-        return CheckRun.of(check, passed=False, score=0.0, details=details, evidence=evidence)
-    scored = [(row, _items(check, row, len(matched))) for row in matched]
-    best, items = max(
-        scored,
-        key=lambda pair: (sum(i.passed for i in pair[1]), pair[0]["last_updated"], pair[0]["id"]),
+        return items.unmatched_run(check, details, {**evidence, "resource": None})
+    best, results = items.best_scored(
+        matched, lambda row: _items(check, row, len(matched)), "last_updated", "id"
     )
-    score, passed = item_score(items)
     reference = f"{check.resource_type}/{best['id']}"
-    evidence.update(resource=reference, field_results=[item.as_json() for item in items])
-    details = item_details(reference, items)
-    return CheckRun.of(check, passed=passed, score=score, details=details, evidence=evidence)
+    return items.scored_run(check, reference, results, {**evidence, "resource": reference})
 
 
 def compile_fhir_check(check: FhirResourceStateCheck) -> list[tuple[str, str]]:
@@ -100,36 +88,25 @@ def compile_fhir_check(check: FhirResourceStateCheck) -> list[tuple[str, str]]:
 def _rows(
     context: VerifyContext, check: FhirResourceStateCheck, resource_type: str
 ) -> list[dict[str, Any]]:
-    try:
-        names, rows = context.final.fetch(ROWS, {"type": resource_type})
-    except (QueryRefused, QueryFailed, QueryTimeout, QueryLimit) as error:
-        raise CheckError(
-            f"check {check.name!r}: the FHIR store could not be read: {error}"
-        ) from None
-    found = [dict(zip(names, row, strict=True)) for row in rows]
+    found = fetch_rows(context, check, ROWS, "the FHIR store", {"type": resource_type})
     for row in found:
         row["resource"] = json.loads(row["resource"])
     return found
 
 
-def _items(check: FhirResourceStateCheck, row: dict[str, Any], matched: int) -> list[ItemResult]:
+def _items(
+    check: FhirResourceStateCheck, row: dict[str, Any], matched: int
+) -> list[items.ItemResult]:
     from fhirpathpy import evaluate
 
-    items = []
-    for item in check.fields:
-        values = evaluate(row["resource"], fhir_path(item.path))
-        actual = None if not values else values[0] if len(values) == 1 else values
-        items.append(
-            ItemResult(
-                item.path, item.expected, actual, compare_item(actual, item.op, item.expected)
-            )
-        )
-    if check.count is not None:
-        items.append(ItemResult("$count", check.count, matched, matched == check.count))
-    if check.changed:
-        changed = _changed(row)
-        items.append(ItemResult("$changed", True, changed, changed))
-    return items
+    def actual_at(path: str) -> Any:
+        values = evaluate(row["resource"], fhir_path(path))
+        return None if not values else values[0] if len(values) == 1 else values
+
+    changed = _changed(row) if check.changed else None
+    return items.field_items(check, check.fields, actual_at) + items.tally_items(
+        check, matched, changed
+    )
 
 
 def _changed(row: dict[str, Any]) -> bool:

@@ -6,19 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.errors import CheckError
 from assay.formats.checks import SftpFilePresentCheck
 from assay.verify.check_run import CheckRun
 from assay.verify.context import VerifyContext
+from assay.verify.healthcare import items
 from assay.verify.healthcare.formats import Unreadable, parsed, path_problem, value
-from assay.verify.healthcare.items import (
-    ItemResult,
-    compare_item,
-    item_details,
-    item_score,
-    none_asked_run,
-)
-from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout
+from assay.verify.healthcare.rows import fetch_rows
 from assay.world.services.healthcare.globs import glob_problem, matches
 
 ROWS = (
@@ -40,26 +33,18 @@ def run_files_check(check: SftpFilePresentCheck, context: VerifyContext) -> Chec
             chosen = [row for row in chosen if _changed(row)]
             subject += " written during the task run"
         evidence["matched_paths"] = [row["path"] for row in chosen]
-        return none_asked_run(check, len(chosen), subject, evidence)
+        return items.none_asked_run(check, len(chosen), subject, evidence)
     if not chosen:
         folder = check.path.split("*")[0].rsplit("/", 1)[0]
         near = [row["path"] for row in files if row["path"].startswith(folder)][:10]
         listed = ", ".join(near) or "none"
         details = f"no file matched {check.path} (files under {folder or '.'}: {listed})"
-        evidence.update(path=None, sha256=None, field_results=[])
-        return CheckRun.of(check, passed=False, score=0.0, details=details, evidence=evidence)
-    scored = [(row, _items(check, row, len(chosen))) for row in chosen]
-    best, items = max(
-        scored, key=lambda pair: (sum(i.passed for i in pair[1]), pair[0]["updated_turn"])
+        return items.unmatched_run(check, details, {**evidence, "path": None, "sha256": None})
+    best, results = items.best_scored(
+        chosen, lambda row: _items(check, row, len(chosen)), "updated_turn"
     )
-    score, passed = item_score(items)
-    evidence.update(
-        path=best["path"],
-        sha256=best["sha256"],
-        field_results=[item.as_json() for item in items],
-    )
-    details = item_details(best["path"], items)
-    return CheckRun.of(check, passed=passed, score=score, details=details, evidence=evidence)
+    evidence.update(path=best["path"], sha256=best["sha256"])
+    return items.scored_run(check, best["path"], results, evidence)
 
 
 def compile_files_check(check: SftpFilePresentCheck) -> list[tuple[str, str]]:
@@ -75,38 +60,27 @@ def compile_files_check(check: SftpFilePresentCheck) -> list[tuple[str, str]]:
 
 
 def _files(context: VerifyContext, check: SftpFilePresentCheck) -> list[dict[str, Any]]:
-    try:
-        names, rows = context.final.fetch(ROWS, {})
-    except (QueryRefused, QueryFailed, QueryTimeout, QueryLimit) as error:
-        raise CheckError(f"check {check.name!r}: the files could not be read: {error}") from None
-    found = [dict(zip(names, row, strict=True)) for row in rows]
+    found = fetch_rows(context, check, ROWS, "the files")
     for row in found:
         row["content"] = bytes(row["content"])
     return found
 
 
-def _items(check: SftpFilePresentCheck, row: dict[str, Any], matched: int) -> list[ItemResult]:
-    items = []
+def _items(
+    check: SftpFilePresentCheck, row: dict[str, Any], matched: int
+) -> list[items.ItemResult]:
     try:
         document = parsed(check.format, row["content"])
     except Unreadable as error:
-        document, unreadable = None, str(error)
-    for item in check.fields:
-        if document is None:
-            items.append(ItemResult(item.path, item.expected, f"unreadable: {unreadable}", False))
-            continue
-        try:
-            actual = value(check.format, document, item.path)
-        except ValueError as error:
-            raise CheckError(f"check {check.name!r}: {error}") from None
-        passed = compare_item(actual, item.op, item.expected)
-        items.append(ItemResult(item.path, item.expected, actual, passed))
-    if check.count is not None:
-        items.append(ItemResult("$count", check.count, matched, matched == check.count))
-    if check.changed:
-        changed = _changed(row)
-        items.append(ItemResult("$changed", True, changed, changed))
-    return items
+        unreadable = f"unreadable: {error}"
+        results = [
+            items.ItemResult(item.path, item.expected, unreadable, False) for item in check.fields
+        ]
+    else:
+        results = items.field_items(
+            check, check.fields, lambda path: value(check.format, document, path), (ValueError,)
+        )
+    return results + items.tally_items(check, matched, _changed(row) if check.changed else None)
 
 
 def _changed(row: dict[str, Any]) -> bool:

@@ -11,14 +11,8 @@ from assay.errors import CheckError
 from assay.formats.checks import Hl7StructuralCheck
 from assay.verify.check_run import CheckRun
 from assay.verify.context import VerifyContext
-from assay.verify.healthcare.items import (
-    ItemResult,
-    compare_item,
-    item_details,
-    item_score,
-    none_asked_run,
-)
-from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout
+from assay.verify.healthcare import items
+from assay.verify.healthcare.rows import fetch_rows
 from assay.world.services.healthcare.hl7.paths import BadPath, parse_path, read
 from assay.world.services.healthcare.hl7.structure import structure_problem
 
@@ -35,52 +29,30 @@ def run_hl7_check(check: Hl7StructuralCheck, context: VerifyContext) -> CheckRun
     chosen = [row for row in accepted if _matches(row, check.correlate_by)]
     evidence: dict[str, Any] = {"correlate_by": check.correlate_by, "matched": len(chosen)}
     if check.asks_none:
-        return none_asked_run(check, len(chosen), "accepted outbound HL7 message", evidence)
+        return items.none_asked_run(check, len(chosen), "accepted outbound HL7 message", evidence)
     if not chosen:
         kinds = ", ".join(str(row["message_type"]) for row in sent) or "none"
         wanted = json.dumps(check.correlate_by, default=str)
         details = (
             f"no outbound HL7 message matched correlate_by {wanted} ({len(sent)} outbound: {kinds})"
         )
-        evidence.update(message_id=None, control_id=None, field_results=[])
-        return CheckRun.of(check, passed=False, score=0.0, details=details, evidence=evidence)
-    scored = [(row, _items(check, row, len(chosen))) for row in chosen]
-    best, items = max(scored, key=lambda pair: (sum(i.passed for i in pair[1]), pair[0]["id"]))
-    score, passed = item_score(items)
-    evidence.update(
-        message_id=best["id"],
-        control_id=best["control_id"],
-        field_results=[item.as_json() for item in items],
+        return items.unmatched_run(
+            check, details, {**evidence, "message_id": None, "control_id": None}
+        )
+    best, results = items.best_scored(chosen, lambda row: _items(check, row, len(chosen)), "id")
+    evidence.update(message_id=best["id"], control_id=best["control_id"])
+    return items.scored_run(
+        check, f"{best['message_type']} {best['control_id']}", results, evidence
     )
-    subject = f"{best['message_type']} {best['control_id']}"
-    details = item_details(subject, items)
-    return CheckRun.of(check, passed=passed, score=score, details=details, evidence=evidence)
 
 
 def compile_hl7_check(check: Hl7StructuralCheck) -> list[tuple[str, str]]:
     """Every path in correlate_by and fields is an HL7 path (shorthands aside)."""
-    found = []
-    named = [(f"correlate_by.{key}", key) for key in check.correlate_by if key not in SHORTHANDS]
-    named += [(f"fields[{index}].path", item.path) for index, item in enumerate(check.fields)]
-    for where, path in named:
-        try:
-            parse_path(path)
-        except BadPath as error:
-            found.append((where, str(error)))
-    return found
+    return items.path_problems(check.correlate_by, check.fields, parse_path, BadPath, SHORTHANDS)
 
 
 def _messages(context: VerifyContext, check: Hl7StructuralCheck) -> list[dict[str, Any]]:
-    try:
-        names, rows = context.final.fetch(ROWS, {})
-    except (QueryRefused, QueryFailed, QueryTimeout, QueryLimit) as error:
-        raise CheckError(
-            f"check {check.name!r}: the HL7 messages could not be read: {error}"
-        ) from None
-    found = [dict(zip(names, row, strict=True)) for row in rows]
-    if check.service is not None:
-        found = [row for row in found if row["service"] == check.service]
-    return found
+    return fetch_rows(context, check, ROWS, "the HL7 messages", service=check.service)
 
 
 def _matches(row: dict[str, Any], wanted: dict[str, Any]) -> bool:
@@ -92,23 +64,17 @@ def _matches(row: dict[str, Any], wanted: dict[str, Any]) -> bool:
                 actual = read(row["raw"], key)
             except BadPath as error:
                 raise CheckError(f"correlate_by {key!r}: {error}") from None
-        if not compare_item(actual, "eq", value):
+        if not items.compare_item(actual, "eq", value):
             return False
     return True
 
 
-def _items(check: Hl7StructuralCheck, row: dict[str, Any], matched: int) -> list[ItemResult]:
-    items = []
-    for item in check.fields:
-        try:
-            actual = read(row["raw"], item.path)
-        except BadPath as error:
-            raise CheckError(f"check {check.name!r}: {error}") from None
-        passed = compare_item(actual, item.op, item.expected)
-        items.append(ItemResult(item.path, item.expected, actual, passed))
-    if check.count is not None:
-        items.append(ItemResult("$count", check.count, matched, matched == check.count))
+def _items(check: Hl7StructuralCheck, row: dict[str, Any], matched: int) -> list[items.ItemResult]:
+    results = items.field_items(
+        check, check.fields, lambda path: read(row["raw"], path), (BadPath,)
+    )
+    results += items.tally_items(check, matched)
     if check.valid is not None:
         valid = structure_problem(row["raw"]) is None
-        items.append(ItemResult("$valid", check.valid, valid, valid == check.valid))
-    return items
+        results.append(items.ItemResult("$valid", check.valid, valid, valid == check.valid))
+    return results

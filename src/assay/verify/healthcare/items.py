@@ -7,10 +7,12 @@ Score = items passed / items; the check passes when every item does
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from assay.errors import CheckError
+from assay.formats.checks import CheckBase, Counted, FieldItem
 from assay.verify.check_run import CheckRun
 from assay.verify.compare import COMPARISONS, compare, describe
 
@@ -58,6 +60,96 @@ def _one(actual: Any, op: str, expected: Any) -> bool:
     if isinstance(actual, bool) or isinstance(expected, bool):
         return (actual == expected) if op == "eq" else (actual != expected) if op == "ne" else False
     return compare(actual, op, expected)
+
+
+def field_items(
+    check: CheckBase,
+    fields: Sequence[FieldItem],
+    actual_at: Callable[[str], Any],
+    refused: tuple[type[Exception], ...] = (),
+) -> list[ItemResult]:
+    """Each field item against the value `actual_at` reads at its path.
+
+    refused: what `actual_at` raises for a path it cannot read, the check's error."""
+    results = []
+    for item in fields:
+        try:
+            actual = actual_at(item.path)
+        except refused as error:
+            raise CheckError(f"check {check.name!r}: {error}") from None
+        passed = compare_item(actual, item.op, item.expected)
+        results.append(ItemResult(item.path, item.expected, actual, passed))
+    return results
+
+
+def path_problems(
+    correlate_by: Mapping[str, Any],
+    fields: Sequence[FieldItem],
+    parse: Callable[[str], object],
+    bad: type[Exception],
+    shorthands: Collection[str] = (),
+) -> list[tuple[str, str]]:
+    """(field, problem) for each path of correlate_by (but `shorthands`) and of the field items that
+    `parse` refuses with `bad`."""
+    named = [(f"correlate_by.{key}", key) for key in correlate_by if key not in shorthands]
+    named += [(f"fields[{index}].path", item.path) for index, item in enumerate(fields)]
+    found = []
+    for where, path in named:
+        try:
+            parse(path)
+        except bad as error:
+            found.append((where, str(error)))
+    return found
+
+
+def tally_items(check: Counted, matched: int, changed: bool | None = None) -> list[ItemResult]:
+    """`$count` when the check asks how many matched; `$changed` when it asks that the record was
+    written during the task run (`changed` says whether it was)."""
+    results = []
+    if check.count is not None:
+        results.append(ItemResult("$count", check.count, matched, matched == check.count))
+    if changed is not None:
+        results.append(ItemResult("$changed", True, changed, changed))
+    return results
+
+
+def best_scored(
+    rows: Sequence[dict[str, Any]],
+    items_of: Callable[[dict[str, Any]], list[ItemResult]],
+    *latest: str,
+) -> tuple[dict[str, Any], list[ItemResult]]:
+    """The row whose items pass most, with its items; a tie goes to the largest `latest` columns."""
+    scored = [(row, items_of(row)) for row in rows]
+    return max(
+        scored,
+        key=lambda pair: (sum(item.passed for item in pair[1]), *(pair[0][c] for c in latest)),
+    )
+
+
+def scored_run(
+    check: CheckBase,
+    subject: str,
+    results: Sequence[ItemResult],
+    evidence: dict[str, Any],
+    what: str = "fields",
+) -> CheckRun:
+    """The check run of the chosen record's items; `evidence` gains `<what>_results`."""
+    score, passed = item_score(results)
+    evidence = {**evidence, _results_key(what): [result.as_json() for result in results]}
+    details = item_details(subject, results, what)
+    return CheckRun.of(check, passed=passed, score=score, details=details, evidence=evidence)
+
+
+def unmatched_run(
+    check: CheckBase, details: str, evidence: dict[str, Any], what: str = "fields"
+) -> CheckRun:
+    """The check run when nothing matched the selection: 0, with no items."""
+    evidence = {**evidence, _results_key(what): []}
+    return CheckRun.of(check, passed=False, score=0.0, details=details, evidence=evidence)
+
+
+def _results_key(what: str) -> str:
+    return f"{what.removesuffix('s')}_results"  # field_results, assertion_results
 
 
 def item_score(results: Sequence[ItemResult]) -> tuple[float, bool]:

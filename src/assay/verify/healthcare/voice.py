@@ -6,18 +6,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.errors import CheckError
 from assay.formats.checks import VoiceTranscriptCheck
 from assay.verify.check_run import CheckRun
 from assay.verify.context import VerifyContext
-from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout
+from assay.verify.healthcare.rows import fetch_rows
 from assay.world.services.healthcare.phrases import normalise, says
 
 TURNS = "SELECT service, call_id, turn, speaker, text, id FROM sandbox_voice_turns ORDER BY id"
 
 
 def run_voice_check(check: VoiceTranscriptCheck, context: VerifyContext) -> CheckRun:
-    turns = _chosen(check, _turns(context, check.name))
+    turns = fetch_rows(context, check, TURNS, "the voice turns", service=check.service)
+    turns = _chosen(check, turns)
     items: list[dict[str, Any]] = []
     for phrase in check.contains:
         items.append(_found(phrase, [phrase], turns, check.fuzzy, forbidden=False))
@@ -57,17 +57,7 @@ def compile_voice_check(check: VoiceTranscriptCheck) -> list[tuple[str, str]]:
     return problems
 
 
-def _turns(context: VerifyContext, name: str) -> list[dict[str, Any]]:
-    try:
-        names, rows = context.final.fetch(TURNS, {})
-    except (QueryRefused, QueryFailed, QueryTimeout, QueryLimit) as error:
-        raise CheckError(f"check {name!r}: the voice turns could not be read: {error}") from None
-    return [dict(zip(names, row, strict=True)) for row in rows]
-
-
 def _chosen(check: VoiceTranscriptCheck, turns: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    if check.service is not None:
-        turns = [turn for turn in turns if turn["service"] == check.service]
     calls = list(dict.fromkeys(turn["call_id"] for turn in turns))
     if calls and check.call != "any":
         wanted = calls[0] if check.call == "first" else calls[-1]

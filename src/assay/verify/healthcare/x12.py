@@ -11,14 +11,8 @@ from assay.errors import CheckError
 from assay.formats.checks import X12ResponseCheck
 from assay.verify.check_run import CheckRun
 from assay.verify.context import VerifyContext
-from assay.verify.healthcare.items import (
-    ItemResult,
-    compare_item,
-    item_details,
-    item_score,
-    none_asked_run,
-)
-from assay.world.guard import QueryFailed, QueryLimit, QueryRefused, QueryTimeout
+from assay.verify.healthcare import items
+from assay.verify.healthcare.rows import fetch_rows
 from assay.world.services.healthcare.x12.paths import BadX12, check_path, parse, read
 
 ROWS = (
@@ -38,48 +32,28 @@ def run_x12_check(check: X12ResponseCheck, context: VerifyContext) -> CheckRun:
     chosen = [row for row in answers if _matches(row, requests.get(row["pair_id"]), check)]
     evidence: dict[str, Any] = {"transaction_set": check.transaction_set, "matched": len(chosen)}
     if check.asks_none:
-        return none_asked_run(check, len(chosen), check.transaction_set, evidence)
+        return items.none_asked_run(check, len(chosen), check.transaction_set, evidence)
     if not chosen:
         wanted = json.dumps(check.correlate_by, default=str)
         details = (
             f"no {check.transaction_set} matched {wanted} "
             f"({len(answers)} {check.transaction_set} answered in all)"
         )
-        evidence.update(control_number=None, field_results=[])
-        return CheckRun.of(check, passed=False, score=0.0, details=details, evidence=evidence)
-    scored = [(row, _items(check, row, len(chosen))) for row in chosen]
-    best, items = max(scored, key=lambda pair: (sum(i.passed for i in pair[1]), pair[0]["id"]))
-    score, passed = item_score(items)
-    evidence.update(
-        control_number=best["control_number"], field_results=[item.as_json() for item in items]
+        return items.unmatched_run(check, details, {**evidence, "control_number": None})
+    best, results = items.best_scored(chosen, lambda row: _items(check, row, len(chosen)), "id")
+    subject = f"{check.transaction_set} {best['control_number']}"
+    return items.scored_run(
+        check, subject, results, {**evidence, "control_number": best["control_number"]}
     )
-    details = item_details(f"{check.transaction_set} {best['control_number']}", items)
-    return CheckRun.of(check, passed=passed, score=score, details=details, evidence=evidence)
 
 
 def compile_x12_check(check: X12ResponseCheck) -> list[tuple[str, str]]:
-    named = [(f"correlate_by.{key}", key) for key in check.correlate_by]
-    named += [(f"fields[{index}].path", item.path) for index, item in enumerate(check.fields)]
-    found = []
-    for where, path in named:
-        try:
-            check_path(path)
-        except BadX12 as error:
-            found.append((where, str(error)))
-    return found
+    """Every path in correlate_by and fields is an X12 path."""
+    return items.path_problems(check.correlate_by, check.fields, check_path, BadX12)
 
 
 def _records(context: VerifyContext, check: X12ResponseCheck) -> list[dict[str, Any]]:
-    try:
-        names, rows = context.final.fetch(ROWS, {})
-    except (QueryRefused, QueryFailed, QueryTimeout, QueryLimit) as error:
-        raise CheckError(
-            f"check {check.name!r}: the X12 records could not be read: {error}"
-        ) from None
-    found = [dict(zip(names, row, strict=True)) for row in rows]
-    if check.service is not None:
-        found = [row for row in found if row["service"] == check.service]
-    return found
+    return fetch_rows(context, check, ROWS, "the X12 records", service=check.service)
 
 
 def _document(raw: str) -> Any:
@@ -95,26 +69,19 @@ def _matches(row: dict[str, Any], request: dict[str, Any] | None, check: X12Resp
     documents = [document for document in documents if document is not None]
     for path, wanted in check.correlate_by.items():
         try:
-            if not any(compare_item(read(doc, path), "eq", wanted) for doc in documents):
+            if not any(items.compare_item(read(doc, path), "eq", wanted) for doc in documents):
                 return False
         except BadX12 as error:
             raise CheckError(f"check {check.name!r}: {error}") from None
     return True
 
 
-def _items(check: X12ResponseCheck, row: dict[str, Any], matched: int) -> list[ItemResult]:
+def _items(check: X12ResponseCheck, row: dict[str, Any], matched: int) -> list[items.ItemResult]:
     document = _document(row["raw"])
-    items = []
-    for item in check.fields:
-        try:
-            actual = read(document, item.path) if document is not None else None
-        except BadX12 as error:
-            raise CheckError(f"check {check.name!r}: {error}") from None
-        items.append(
-            ItemResult(
-                item.path, item.expected, actual, compare_item(actual, item.op, item.expected)
-            )
-        )
-    if check.count is not None:
-        items.append(ItemResult("$count", check.count, matched, matched == check.count))
-    return items
+
+    def actual_at(path: str) -> Any:
+        return read(document, path) if document is not None else None
+
+    return items.field_items(check, check.fields, actual_at, (BadX12,)) + items.tally_items(
+        check, matched
+    )

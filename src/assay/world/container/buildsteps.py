@@ -7,7 +7,6 @@ import posixpath
 import shlex
 import tempfile
 from pathlib import Path
-from types import TracebackType
 
 from assay.world.container.box import ExecResult, Sandbox, SandboxError
 from assay.world.container.dockerfile import (
@@ -69,12 +68,7 @@ class StageRoots:
     def __enter__(self) -> StageRoots:
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_: object) -> None:
         for box in self.started.values():
             box.stop()
 

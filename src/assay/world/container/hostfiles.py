@@ -216,12 +216,8 @@ def _copy_link(source: int, target: int, name: str, relative: str, notes: list[s
 def _copy_subdir(
     source: int, target: int, name: str, relative: str, budget: list[int], notes: list[str]
 ) -> None:
-    try:
-        inner_source = os.open(name, DIR_FLAGS, dir_fd=source)
-    except OSError as error:
-        if error.errno not in REFUSED:
-            raise
-        notes.append(f"copy_skipped:changed:{relative}")  # swapped for something else meanwhile
+    inner_source = _open_unchanged(source, name, DIR_FLAGS, relative, notes)
+    if inner_source is None:
         return
     try:
         inner_target = _target_dir(target, name)
@@ -234,6 +230,20 @@ def _copy_subdir(
             os.close(inner_target)
     finally:
         os.close(inner_source)
+
+
+def _open_unchanged(
+    source: int, name: str, flags: int, relative: str, notes: list[str]
+) -> int | None:
+    """`name` under `source` opened; None, noted, when it was swapped for something else since it
+    was listed (gone, or now a link)."""
+    try:
+        return os.open(name, flags, dir_fd=source)
+    except OSError as error:
+        if error.errno not in REFUSED:
+            raise
+        notes.append(f"copy_skipped:changed:{relative}")
+        return None
 
 
 def _target_dir(target: int, name: str) -> int | None:
@@ -251,12 +261,8 @@ def _target_dir(target: int, name: str) -> int | None:
 def _copy_file(
     source: int, target: int, name: str, relative: str, budget: list[int], notes: list[str]
 ) -> None:
-    try:
-        fd = os.open(name, FILE_FLAGS, dir_fd=source)
-    except OSError as error:
-        if error.errno not in REFUSED:
-            raise
-        notes.append(f"copy_skipped:changed:{relative}")
+    fd = _open_unchanged(source, name, FILE_FLAGS, relative, notes)
+    if fd is None:
         return
     try:
         info = os.fstat(fd)

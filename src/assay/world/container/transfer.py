@@ -59,14 +59,10 @@ def relay(
     finally:
         os.close(read_end)
         asker.join()
-    got = answers[0] if answers else "no answer"
-    if isinstance(got, str):
-        return got
-    if "error" in got:
-        return str(got["error"])
-    if not got.get("found"):
-        return f"{path} is not there"
-    return answer
+    found = _found(answers)
+    if isinstance(found, str):
+        return found
+    return answer if found else f"{path} is not there"
 
 
 def _put_tree(
@@ -126,13 +122,9 @@ def get(holder: Holder, path: str, target: Path) -> bool | str:
         with tempfile.TemporaryFile(dir=target.parent) as spool:
             copied = _spool(read_end, spool)
             asker.join()
-            answer = answers[0] if answers else "no answer"
-            if isinstance(answer, str):
-                return answer
-            if "error" in answer:
-                return str(answer["error"])
-            if not answer.get("found"):
-                return False
+            found = _found(answers)
+            if found is not True:
+                return found
             if copied > MAX_GET_BYTES:
                 return f"more than {MAX_GET_BYTES} bytes"
             spool.seek(0)
@@ -167,6 +159,16 @@ def _get_in_background(
     asker = threading.Thread(target=ask, daemon=True)
     asker.start()
     return asker, answers
+
+
+def _found(answers: list[dict | str]) -> bool | str:
+    """Whether the path a get asked for was there, from the keeper's answer; or an error line."""
+    answer = answers[0] if answers else "no answer"
+    if isinstance(answer, str):
+        return answer
+    if "error" in answer:
+        return str(answer["error"])
+    return bool(answer.get("found"))
 
 
 def _spool(fd: int, spool) -> int:

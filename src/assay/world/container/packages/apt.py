@@ -97,7 +97,7 @@ class Apt:
 
     async def _index(self, store: Store, target: Target, request: Request, reply: Reply) -> None:
         key = target.key
-        meta = _meta(store, key)
+        meta = store.find_json(f"{key}.meta")
         found = store.find(key) if meta is not None else None
         conditions = {}
         if found is not None and meta is not None:
@@ -185,14 +185,3 @@ class Target:
     def key(self) -> str:
         digest = hashlib.sha256(f"{self.host}:{self.port}{self.path}".encode()).hexdigest()
         return f"apt/{digest[:2]}/{digest}"
-
-
-def _meta(store: Store, key: str) -> dict[str, Any] | None:
-    path = store.find(f"{key}.meta")
-    if path is None:
-        return None
-    try:
-        meta = json.loads(path.read_bytes())
-    except (OSError, ValueError):
-        return None
-    return meta if isinstance(meta, dict) else None

@@ -190,11 +190,5 @@ def render_html(page: dict[str, Any]) -> str:
 
 
 def _load(store: Store, key: str) -> dict[str, Any] | None:
-    path = store.find(key)
-    if path is None:
-        return None
-    try:
-        kept = json.loads(path.read_bytes())
-    except (OSError, ValueError):
-        return None
-    return kept if isinstance(kept, dict) and "page" in kept and "fetched" in kept else None
+    kept = store.find_json(key)
+    return kept if kept is not None and "page" in kept and "fetched" in kept else None

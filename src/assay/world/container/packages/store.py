@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import json
 import os
 import threading
 import time
@@ -14,6 +15,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from assay.world.snapshot import cache_dir
 
@@ -69,6 +71,17 @@ class Store:
         except FileNotFoundError:
             return None
         return path
+
+    def find_json(self, relative: str) -> dict[str, Any] | None:
+        """The cached JSON object (`find`); None when missing, unreadable or not an object."""
+        path = self.find(relative)
+        if path is None:
+            return None
+        try:
+            found = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            return None
+        return found if isinstance(found, dict) else None
 
     @contextlib.contextmanager
     def writing(self, relative: str) -> Iterator[Writer]:
