@@ -116,15 +116,32 @@ def test_importing_assay_openenv_leaves_gradio_unloaded_unless_its_web_interface
     assert asked.stdout.strip() == "True", asked.stderr
 
 
-def test_a_deadline_interrupts_only_once_started_inside_the_try_that_catches_it():
+def test_a_deadline_interrupts_only_inside_its_watch_and_reads_as_missed_whatever_it_became():
     # Starting a thread can take longer than a short limit on a loaded machine: the interrupt
-    # must come from start(), never from making the deadline before the command's `try`.
+    # must come from inside `watching`, never from making the deadline before it.
+    import typer
+
     from assay.cli.server_start import StartDeadline
 
     deadline = StartDeadline(0.001)
     time.sleep(0.05)  # past the limit, and no interrupt: the timer has not started
-    with pytest.raises(KeyboardInterrupt):
-        deadline.start()  # it has already run out: its timer fires at once
-        time.sleep(5)
-    assert deadline.expired
-    assert not deadline.met()
+    with pytest.raises(typer.Exit) as stopped, deadline.watching("serve"):
+        time.sleep(5)  # it had already run out: its timer fires at once
+    assert stopped.value.exit_code == 1 and deadline.expired and not deadline.met()
+    # an interrupt that native code turned into its own error reads as the missed deadline too
+    late = StartDeadline(0.001)
+    with pytest.raises(typer.Exit), late.watching("openenv"):
+        while not late.expired:
+            time.sleep(0.01)
+        raise ValueError("SchemaError: KeyboardInterrupt")
+
+
+def test_a_deadline_met_first_never_interrupts_and_other_errors_pass_through():
+    from assay.cli.server_start import StartDeadline
+
+    deadline = StartDeadline(0.2)
+    with pytest.raises(ValueError), deadline.watching("serve"):
+        assert deadline.met()
+        time.sleep(0.4)  # past the limit, but met: no interrupt
+        raise ValueError("a bad world")
+    assert not deadline.expired

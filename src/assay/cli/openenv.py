@@ -41,8 +41,7 @@ def openenv(
     starts it wait for that rather than for a fixed time.
     """
     deadline = StartDeadline(start_timeout)
-    try:
-        deadline.start()
+    with deadline.watching("openenv"):
         try:
             from assay.openenv.server import openenv_app
         except ImportError:
@@ -66,7 +65,3 @@ def openenv(
             run_server(app, HOST, port, ready_file=ready_file, deadline=deadline, announce=announce)
         finally:
             pool.close()
-    except KeyboardInterrupt:
-        if deadline.expired:
-            raise deadline.missed("openenv") from None
-        raise

@@ -75,8 +75,7 @@ def serve(
     whoever starts it wait for that rather than for a fixed time.
     """
     deadline = StartDeadline(start_timeout)
-    try:
-        deadline.start()
+    with deadline.watching("serve"):
         from assay.api.serve import KEY_ENVIRONMENT, open_api
 
         app, key = open_api(
@@ -95,7 +94,3 @@ def serve(
         served = ", ".join(str(world) for world in worlds)
         announce = f"serving {served} on {{url}}"
         run_server(app, host, port, ready_file=ready_file, deadline=deadline, announce=announce)
-    except KeyboardInterrupt:
-        if deadline.expired:
-            raise deadline.missed("serve") from None
-        raise

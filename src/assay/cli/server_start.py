@@ -9,6 +9,8 @@ import json
 import os
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -35,27 +37,34 @@ StartTimeoutOption = Annotated[
 
 class StartDeadline:
     """A limit on a server's start, from the command's own start: past it, the main thread is
-    interrupted (KeyboardInterrupt) and `expired` is true. It runs from `start()`, called inside
-    the `try` that catches the interrupt: starting a thread can take longer than a short limit on
-    a loaded machine, and the interrupt must never land before that `try`."""
+    interrupted and the command stops with one line and exit code 1.
+
+    `watching(command)` wraps the start: the timer starts inside it, since starting a thread can
+    take longer than a short limit on a loaded machine, and whatever the interrupt turns into
+    where it lands (a KeyboardInterrupt, or an error of a library whose native code it reached,
+    such as pydantic-core's SchemaError while a model is built) reads as the missed deadline."""
 
     def __init__(self, seconds: float | None):
         self.seconds, self.expired = seconds, False
         self._began = time.monotonic()
         self._lock = threading.Lock()
+        self._met = False
         self._timer: threading.Timer | None = None
 
-    def start(self) -> None:
-        if self.seconds is None:
-            return
-        left = max(0.0, self.seconds - (time.monotonic() - self._began))
-        self._timer = threading.Timer(left, self._expire)
-        self._timer.daemon = True
-        self._timer.start()
+    @contextmanager
+    def watching(self, command: str) -> Iterator[None]:
+        try:
+            self._start()
+            yield
+        except BaseException:
+            if self.expired:
+                raise self.missed(command) from None
+            raise
 
     def met(self) -> bool:
         """The server is ready: the deadline no longer runs. False if it had already passed."""
         with self._lock:
+            self._met = True
             if self._timer is not None:
                 self._timer.cancel()
             return not self.expired
@@ -66,8 +75,18 @@ class StartDeadline:
         )
         return typer.Exit(1)
 
+    def _start(self) -> None:
+        if self.seconds is None:
+            return
+        left = max(0.0, self.seconds - (time.monotonic() - self._began))
+        self._timer = threading.Timer(left, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
     def _expire(self) -> None:
         with self._lock:
+            if self._met:  # met while this timer waited for the lock
+                return
             self.expired = True
         _thread.interrupt_main()
 
