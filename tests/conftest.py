@@ -4,6 +4,8 @@ import os
 import sys
 import uuid
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -53,8 +55,23 @@ def postgres_url(world_db_names: str) -> Iterator[str]:
     from assay.world.postgres.server import Server
 
     server = Server(WORLD_POSTGRES, world_db_names, RuntimeError)
-    server.drop_everything()
+    # Each DROP DATABASE waits for a checkpoint, and drops made at once share one: a session's
+    # dozens of templates went one by one in half a minute on a loaded machine.
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(partial(drop_database, world_db_names), server.databases()))
+    server.drop_everything()  # what is left: the roles
     server.close()
+
+
+def drop_database(prefix: str, name: str) -> None:
+    """Drop one database of the session's, on a connection of its own."""
+    from assay.world.postgres.server import Server
+
+    server = Server(WORLD_POSTGRES, prefix, RuntimeError)
+    try:
+        server.drop_database(name)
+    finally:
+        server.close()
 
 
 @pytest.fixture(scope="session", params=BACKENDS)

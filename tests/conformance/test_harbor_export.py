@@ -1,6 +1,6 @@
 """`assay export RUN --format harbor DIR` writes Harbor's job folder, read back by the harbor
 package's own models (TrialConfig, TrialResult, the ATIF Trajectory). harbor needs Python ≥ 3.12,
-so it lives in a test-only venv of its own, built once under build/ and kept."""
+so it lives in a test-only venv of its own, built once under build/ (by uv) and kept."""
 
 from __future__ import annotations
 
@@ -30,9 +30,12 @@ def harbor_python() -> str:
         pytest.skip("harbor needs Python >= 3.12, and none is installed")
     place = ROOT / "build" / "test-venv-harbor"
     python = place / "bin" / "python"
-    if not (place / "ready").exists():
-        subprocess.run([PYTHON312, "-m", "venv", "--clear", place], check=True)
-        subprocess.run([python, "-m", "pip", "install", "-q", HARBOR], check=True, timeout=600)
+    if not (place / "ready").exists():  # uv (from the sandbox extra): pip took minutes here
+        uv = str(Path(sys.executable).parent / "uv")
+        made = [uv, "venv", "--quiet", "--clear", "--python", PYTHON312, place]
+        subprocess.run(made, check=True)
+        install = [uv, "pip", "install", "--quiet", "--python", python, HARBOR]
+        subprocess.run(install, check=True, timeout=600)
         (place / "ready").touch()
     return str(python)
 

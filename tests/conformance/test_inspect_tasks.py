@@ -42,8 +42,9 @@ def venv() -> Path:
         (
             Path(sysconfig.get_paths(vars={"base": str(place)})["purelib"]) / "zz_project.pth"
         ).write_text(f"import site; site.addsitedir({site!r})\n")
+        uv = str(Path(sys.executable).parent / "uv")  # from the sandbox extra; twice pip's speed
         subprocess.run(
-            [python, "-m", "pip", "install", "-q", "--no-deps", "-e", ROOT],
+            [uv, "pip", "install", "--quiet", "--python", python, "--no-deps", "-e", ROOT],
             check=True,
             capture_output=True,
         )

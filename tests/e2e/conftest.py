@@ -11,6 +11,14 @@ ASSAY = str(Path(sys.executable).parent / "assay")
 
 
 @pytest.fixture
+def no_host_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No key or endpoint of the machine's own leaks into the test's runs."""
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+        if name in os.environ:
+            monkeypatch.delenv(name)
+
+
+@pytest.fixture
 def assay_cli(tmp_path, assay_home):
     """Run the installed `assay` command as a user would, in a fresh working directory."""
     return cli_in(tmp_path, assay_home)
