@@ -19,7 +19,8 @@ class ValidationStore(Protocol):
         passed: bool,
         record: dict[str, Any],
     ) -> None:
-        """Keep one task's validation; a later one for the same files replaces it."""
+        """Keep one task's validation; a later one for the same files supersedes it in
+        `latest_validations` (the records store keeps the earlier ones as history)."""
         ...
 
     def latest_validations(self, world: str, version: str) -> list[dict[str, Any]]:
