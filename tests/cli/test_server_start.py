@@ -131,9 +131,10 @@ def test_a_deadline_interrupts_only_inside_its_watch_and_reads_as_missed_whateve
     # an interrupt that native code turned into its own error reads as the missed deadline too
     late = StartDeadline(0.001)
     with pytest.raises(typer.Exit), late.watching("openenv"):
-        while not late.expired:
-            time.sleep(0.01)
-        raise ValueError("SchemaError: KeyboardInterrupt")
+        try:
+            time.sleep(5)
+        except KeyboardInterrupt:  # as pydantic-core does while it builds a model
+            raise ValueError("SchemaError: KeyboardInterrupt") from None
 
 
 def test_a_deadline_met_first_never_interrupts_and_other_errors_pass_through():
