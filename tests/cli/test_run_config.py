@@ -14,7 +14,7 @@ from worldkit import SHOP
 
 from assay import __version__ as ASSAY_VERSION
 from assay import settings
-from assay.runs.config import world_digest
+from assay.world.digest import files_digest as world_digest
 
 TASK = "update-address"
 

@@ -12,9 +12,9 @@ from apikit import OPERATOR_KEY, create
 from worldkit import SHOP
 
 from assay import __version__ as ASSAY_VERSION
-from assay.runs.config import world_digest
 from assay.sdk import open as open_task_run
 from assay.settings import RunSettings, using
+from assay.world.digest import files_digest as world_digest
 
 TASK = "update-address"
 

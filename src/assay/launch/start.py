@@ -164,7 +164,7 @@ def _fresh(
             executor=execution.executor(len(planned), quick_runs(benchmark, agent)),
             on_result=advance,
             results=False,  # read back a page at a time
-            config=stored_config(config, world),
+            config=stored_config(config, benchmark.world.files_digest),
         )
 
 

@@ -28,7 +28,7 @@ class Recorder:
             planned=[],
             splits={},
             verifier_mode=world.verifier_mode,
-            config=stored_config(config, world.root).model_dump(mode="json"),
+            config=stored_config(config, world.files_digest).model_dump(mode="json"),
         )
         store.start_benchmark_run(self.run_id)
 

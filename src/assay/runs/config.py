@@ -5,8 +5,6 @@ beside assay's version and the world's digest."""
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
@@ -147,27 +145,14 @@ class StoredConfig(BaseModel, defer_build=True):
     world_digest: str
 
 
-def stored_config(config: RunConfig, world_root: Path) -> StoredConfig:
-    """The record of `config` for a run of the world at `world_root` (a server's password left out)."""
+def stored_config(config: RunConfig, world_digest: str) -> StoredConfig:
+    """The record of `config` for a run of the world whose files have this digest
+    (`assay.world.digest.files_digest`: a loaded world's `files_digest`); a server's password
+    left out."""
     from assay import __version__
 
     kept = config.model_copy(update={"world_db": _without_password(config.world_db)})
-    return StoredConfig(run=kept, assay_version=__version__, world_digest=world_digest(world_root))
-
-
-def world_digest(root: Path) -> str:
-    """sha256 over every file of the world (its relative path and bytes), in path order; hidden
-    ones (`.assay/`, a store or snapshots made by running it; `.git/`) and `__pycache__/` are not
-    part of it."""
-    digest = hashlib.sha256()
-    root = root.resolve()
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        relative = path.relative_to(root)
-        if any(part.startswith(".") or part == "__pycache__" for part in relative.parts):
-            continue
-        digest.update(relative.as_posix().encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return f"sha256:{digest.hexdigest()}"
+    return StoredConfig(run=kept, assay_version=__version__, world_digest=world_digest)
 
 
 def _without_password(url: str | None) -> str | None:

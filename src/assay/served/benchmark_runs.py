@@ -102,7 +102,7 @@ def _config(world: World, body: CreateRun, scored: bool) -> StoredConfig:
         verifier_mode=body.verifier_mode,
         world_db=world.world_db,
     )
-    return stored_config(config, world.root)
+    return stored_config(config, world.files_digest)
 
 
 def _endpoints(context: Context, world: World, run_id: str) -> dict[str, str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 MODULUS = 1 << 256
@@ -58,3 +59,18 @@ def combine(digests: dict[str, str]) -> str:
     named = sorted((table.lower(), digest) for table, digest in digests.items())
     text = "\n".join(f"{table}:{digest}" for table, digest in named)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def files_digest(root: Path) -> str:
+    """sha256 over every file of the world (its relative path and bytes), in path order; hidden
+    ones (`.assay/`, a store or snapshots made by running it; `.git/`) and `__pycache__/` are not
+    part of it."""
+    digest = hashlib.sha256()
+    root = root.resolve()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        relative = path.relative_to(root)
+        if any(part.startswith(".") or part == "__pycache__" for part in relative.parts):
+            continue
+        digest.update(relative.as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return f"sha256:{digest.hexdigest()}"

@@ -15,6 +15,7 @@ from assay.formats.world import WorldSpec
 from assay.world.backend import Backend, SqliteBackend
 from assay.world.clock import Clock
 from assay.world.database import WorldCopy
+from assay.world.digest import files_digest
 from assay.world.kind import DatabaseKind, DatabaseRun, KindRun, WorldKind
 from assay.world.reserved import INSERT_ACTION, INSERT_REQUEST
 from assay.world.services import Service
@@ -69,6 +70,12 @@ class World:
     def reset(self) -> LiveWorld:
         """A fresh copy of the starting state, with its own services and clock."""
         return LiveWorld(self, self.backend.open_copy())
+
+    @cached_property
+    def files_digest(self) -> str:
+        """The digest of the world's files (`assay.world.digest.files_digest`), read once: each run
+        a server or an RL pool makes of this world records it."""
+        return files_digest(self.root)
 
     @cached_property
     def initial(self) -> WorldCopy:
