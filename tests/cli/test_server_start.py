@@ -4,6 +4,7 @@ listen in time stops with exit code 1 and one line."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -146,3 +147,21 @@ def test_a_deadline_met_first_never_interrupts_and_other_errors_pass_through():
         time.sleep(0.4)  # past the limit, but met: no interrupt
         raise ValueError("a bad world")
     assert not deadline.expired
+
+
+def test_a_deadline_whose_interrupt_was_swallowed_stops_the_server_as_it_starts_listening():
+    # Code on the way (a library's own `except BaseException`) can swallow the interrupt: the
+    # server must not then serve for ever, but stop as it starts listening, with the one line.
+    import typer
+
+    from assay.cli.server_start import StartDeadline, run_server
+
+    async def app(scope, receive, send):  # never reached
+        raise AssertionError(scope)
+
+    deadline = StartDeadline(0.001)
+    with pytest.raises(typer.Exit) as stopped, deadline.watching("openenv"):
+        with contextlib.suppress(KeyboardInterrupt):  # swallowed
+            time.sleep(5)
+        run_server(app, "127.0.0.1", 0, ready_file=None, deadline=deadline, announce="{url}")
+    assert stopped.value.exit_code == 1 and deadline.expired

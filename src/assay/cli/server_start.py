@@ -42,7 +42,9 @@ class StartDeadline:
     `watching(command)` wraps the start: the timer starts inside it, since starting a thread can
     take longer than a short limit on a loaded machine, and whatever the interrupt turns into
     where it lands (a KeyboardInterrupt, or an error of a library whose native code it reached,
-    such as pydantic-core's SchemaError while a model is built) reads as the missed deadline."""
+    such as pydantic-core's SchemaError while a model is built) reads as the missed deadline. An
+    interrupt that code on the way swallowed reads so too: the server, finding the deadline
+    passed as it starts listening, stops at once (`run_server`), and the watch ends expired."""
 
     def __init__(self, seconds: float | None):
         self.seconds, self.expired = seconds, False
@@ -60,6 +62,8 @@ class StartDeadline:
             if self.expired:
                 raise self.missed(command) from None
             raise
+        if self.expired:  # the interrupt was swallowed where it landed; the server stopped itself
+            raise self.missed(command)
 
     def met(self) -> bool:
         """The server is ready: the deadline no longer runs. False if it had already passed."""
@@ -107,7 +111,10 @@ def run_server(
     class Server(uvicorn.Server):
         async def startup(self, sockets: Any = None) -> None:
             await super().startup(sockets)
-            if self.should_exit or not deadline.met():
+            if self.should_exit:
+                return
+            if not deadline.met():  # past it, its interrupt swallowed on the way: stop at once
+                self.should_exit = True
                 return
             bound = self.servers[0].sockets[0].getsockname()[1]
             if ready_file is not None:
