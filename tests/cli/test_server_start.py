@@ -165,3 +165,26 @@ def test_a_deadline_whose_interrupt_was_swallowed_stops_the_server_as_it_starts_
             time.sleep(5)
         run_server(app, "127.0.0.1", 0, ready_file=None, deadline=deadline, announce="{url}")
     assert stopped.value.exit_code == 1 and deadline.expired
+
+
+def test_importing_assay_openenv_leaves_fastmcp_unloaded_until_openenvs_mcp_parts_are_used():
+    pytest.importorskip("openenv.core")
+    code = """
+import sys
+import assay.openenv
+from openenv.core.env_server import http_server
+print("fastmcp" in sys.modules)
+import openenv.core
+from openenv.core.env_server.interfaces import Environment
+print(issubclass(openenv.core.MCPEnvironment, Environment), "fastmcp" in sys.modules)
+from fastmcp import FastMCP
+from openenv.core.env_server.mcp_environment import MCPEnvironment
+server = FastMCP("tools")
+@server.tool
+def add(a: int, b: int) -> int:
+    return a + b
+print(sorted(http_server.get_server_tools(server)), MCPEnvironment is openenv.core.MCPEnvironment)
+"""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.stdout.splitlines() == ["False", "True True", "['add'] True"], done.stderr
