@@ -3,6 +3,8 @@ response that breaks the schema."""
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -15,11 +17,10 @@ from worldkit import SHOP
 
 from assay.api import open_api
 
-_app, _ = open_api(
-    [SHOP],
-    store=str(Path(tempfile.mkdtemp(prefix="assay-openapi-")) / "api.db"),
-    operator_key=OPERATOR_KEY,
-)
+# made as the module is collected (the operations parametrize its test), in every test process
+_STORE = Path(tempfile.mkdtemp(prefix="assay-openapi-"))
+atexit.register(shutil.rmtree, _STORE, True)
+_app, _ = open_api([SHOP], store=str(_STORE / "api.db"), operator_key=OPERATOR_KEY)
 schema = schemathesis.openapi.from_asgi("/openapi.json", _app)
 
 
