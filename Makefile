@@ -68,13 +68,16 @@ docs: $(BIN)/assay
 # `make test BUSY=1` runs the suite beside a busy loop holding one core (CI does), as on a shared
 # machine: a test that guesses how long something takes, rather than waiting for it, fails there.
 BUSY ?=
+# Two test processes a core: much of a test's time is spent waiting on processes it started (a
+# server coming up, a sandbox, an install), and the second process uses the core meanwhile.
+WORKERS ?= $(shell echo $$(( $$(nproc) * 2 )))
 
 test: lint docs sandbox-tools $(CHROMIUM) $(SFTP_CLIENT)
 	@if [ -n "$(BUSY)" ]; then \
 		echo "BUSY=$(BUSY): a busy loop holds one core while the suite runs"; \
 		sh -c 'while :; do :; done' & hog=$$!; trap 'kill $$hog' EXIT; \
 	fi; \
-	$(BIN)/pytest -n auto --dist loadfile
+	$(BIN)/pytest -n $(WORKERS) --dist loadfile
 
 bench: $(BIN)/assay sandbox-tools
 	$(BIN)/python bench/taskruns.py
