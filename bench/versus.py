@@ -3,16 +3,18 @@ samples in inspect-ai's `inspect eval` with its mock model, each a process of it
 
 Run `python bench/versus.py`; it prints one JSON object. The first run makes a virtual environment
 under `$TMPDIR/assay-bench-versus` and installs inspect-ai into it; later runs reuse it. Goal (not
-asserted anywhere): assay ≥ 5× as fast (`ratio` = inspect's seconds / assay's seconds).
+asserted anywhere): assay ≥ 5× as fast (`ratio`).
 
 - `assay_s`: `assay run WORLD --agent reference --repeats 1000 --workers 1 --json` on a generated
   world whose one task makes one tool call and has two SQL checks, with a store of its own.
 - `assay_single_s`: `assay run WORLD --agent reference --json`, one task run, start to end.
 - `inspect_s`: `inspect eval FILE --model mockllm/model --display none` of a task of 1,000 samples
   with `generate()` and an `includes()` scorer, with a log directory of its own.
-Each is the median of `--rounds` runs (default 3), after one to warm the disk cache and write
-bytecode: `PYTHONDONTWRITEBYTECODE` is dropped for both, so each runs as an installed package does.
-`*_cpu_s` are the same runs' CPU seconds (user + system), steadier than wall time on a busy machine.
+The three run in turn, `--rounds` times (default 5) after one round to warm the disk cache and write
+bytecode (`PYTHONDONTWRITEBYTECODE` is dropped for both, so each runs as an installed package
+does); each figure is the median of its rounds. `*_cpu_s` are the same runs' CPU seconds (user +
+system), steadier than wall time on a busy machine. `pair_ratios` is inspect's seconds over assay's
+in each round, and `ratio` (`cpu_ratio`) their median: the pairs ran in the same minutes.
 """
 
 from __future__ import annotations
@@ -122,72 +124,85 @@ def child_env() -> dict[str, str]:
     return {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
 
 
-def timed(
-    command: list[str], env: dict[str, str], rounds: int, cwd: Path | None = None
-) -> tuple[dict, str]:
-    """Median wall and CPU seconds (user + system) of `rounds` runs after one more to warm up,
-    and the last run's output."""
-    walls, cpus = [], []
-    output = ""
-    for _ in range(rounds + 1):
+class Timed:
+    """One command, run again and again: wall and CPU seconds (user + system) of each run."""
+
+    def __init__(self, command: list[str], env: dict[str, str], cwd: Path | None = None):
+        self.command, self.env, self.cwd = command, env, cwd
+        self.walls: list[float] = []
+        self.cpus: list[float] = []
+        self.output = ""
+
+    def once(self) -> None:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
-        done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True)
-        walls.append(time.perf_counter() - started)
+        done = subprocess.run(
+            self.command, env=self.env, cwd=self.cwd, capture_output=True, text=True
+        )
+        self.walls.append(time.perf_counter() - started)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+        self.cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
         if done.returncode != 0:
-            raise SystemExit(f"{command[0]} failed ({done.returncode}): {done.stderr[-2000:]}")
-        output = done.stdout
-    figures = {"s": statistics.median(walls[1:]), "cpu_s": statistics.median(cpus[1:])}
-    return {name: round(value, 3) for name, value in figures.items()}, output
+            raise SystemExit(f"{self.command[0]} failed ({done.returncode}): {done.stderr[-2000:]}")
+        self.output = done.stdout
+
+    def figures(self, name: str) -> dict[str, float]:
+        """Medians of the runs after the first (which warmed the disk cache and wrote bytecode)."""
+        return {
+            f"{name}_s": round(statistics.median(self.walls[1:]), 3),
+            f"{name}_cpu_s": round(statistics.median(self.cpus[1:]), 3),
+        }
 
 
-def assay_figures(scratch: Path, rounds: int) -> dict:
+def assay_commands(scratch: Path) -> tuple[Timed, Timed]:
+    """The 1,000-task-run command and the one-task-run command, on a world and store of their own."""
     world = write_world(scratch / "world")
     env = {**child_env(), "ASSAY_HOME": str(scratch / "home")}
     assay = [sys.executable, "-m", "assay", "run", str(world), "--agent", "reference"]
-    store = str(scratch / "records.db")
-    whole, output = timed(
-        [*assay, "--repeats", str(REPEATS), "--workers", "1", "--json", "--store", store],
-        env,
-        rounds,
-    )
-    run = json.loads(output)
+    store = ["--json", "--store", str(scratch / "records.db")]
+    whole = Timed([*assay, "--repeats", str(REPEATS), "--workers", "1", *store], env)
+    return whole, Timed([*assay, *store], env)
+
+
+def check_assay_output(whole: Timed) -> None:
+    run = json.loads(whole.output)
     assert len(run["task_runs"]) == REPEATS, len(run["task_runs"])
     assert run["benchmark_run"]["outcomes"]["verified"] == REPEATS, run["benchmark_run"]
-    single, _ = timed([*assay, "--json", "--store", store], env, rounds)
-    return {
-        "assay_s": whole["s"],
-        "assay_cpu_s": whole["cpu_s"],
-        "assay_single_s": single["s"],
-        "assay_single_cpu_s": single["cpu_s"],
-    }
 
 
-def inspect_figures(scratch: Path, rounds: int) -> dict:
+def inspect_command(scratch: Path) -> Timed:
     program = inspect_venv()
     source = scratch / "trivial.py"
     source.write_text(INSPECT_TASK)
     env = {**child_env(), "INSPECT_LOG_DIR": str(scratch / "logs")}
     # inspect takes a task file relative to the working directory
     command = [str(program), "eval", source.name, "--model", "mockllm/model", "--display", "none"]
-    figures, _ = timed(command, env, rounds, cwd=scratch)
-    return {"inspect_s": figures["s"], "inspect_cpu_s": figures["cpu_s"]}
+    return Timed(command, env, cwd=scratch)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--skip-inspect", action="store_true", help="time assay alone")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as directory:
         scratch = Path(directory)
-        figures: dict = {"task_runs": REPEATS, **assay_figures(scratch, args.rounds)}
-        if not args.skip_inspect:
-            figures.update(inspect_figures(scratch, args.rounds))
-            figures["ratio"] = round(figures["inspect_s"] / figures["assay_s"], 2)
-            figures["cpu_ratio"] = round(figures["inspect_cpu_s"] / figures["assay_cpu_s"], 2)
+        whole, single = assay_commands(scratch)
+        peer = None if args.skip_inspect else inspect_command(scratch)
+        for _ in range(args.rounds + 1):  # the first round warms up; each round alternates
+            for timed in (whole, single, peer):
+                if timed is not None:
+                    timed.once()
+        check_assay_output(whole)
+        figures: dict = {"task_runs": REPEATS, "rounds": args.rounds}
+        figures.update({**whole.figures("assay"), **single.figures("assay_single")})
+        if peer is not None:
+            figures.update(peer.figures("inspect"))
+            pairs = [them / us for us, them in zip(whole.walls[1:], peer.walls[1:], strict=True)]
+            cpu_pairs = [them / us for us, them in zip(whole.cpus[1:], peer.cpus[1:], strict=True)]
+            figures["pair_ratios"] = [round(ratio, 2) for ratio in pairs]
+            figures["ratio"] = round(statistics.median(pairs), 2)
+            figures["cpu_ratio"] = round(statistics.median(cpu_pairs), 2)
     print(json.dumps(figures, indent=2))
 
 
