@@ -188,3 +188,32 @@ print(sorted(http_server.get_server_tools(server)), MCPEnvironment is openenv.co
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert done.stdout.splitlines() == ["False", "True True", "['add'] True"], done.stderr
+
+
+def test_an_openenv_core_that_wants_more_of_its_mcp_module_is_loaded_whole(tmp_path):
+    # A later openenv-core might import more from its MCP module than the stand-in has: then the
+    # package is loaded again as it is, not left broken.
+    server = tmp_path / "openenv" / "core" / "env_server"
+    server.mkdir(parents=True)
+    (tmp_path / "openenv" / "__init__.py").write_text("")
+    (tmp_path / "openenv" / "core" / "__init__.py").write_text("from . import env_server\n")
+    (server / "__init__.py").write_text("from .http_server import create_app\n")
+    (server / "http_server.py").write_text(
+        "from .mcp_environment import get_server_tools, list_resources\n"
+        "def create_app():\n    return list_resources()\n"
+    )
+    (server / "mcp_environment.py").write_text(
+        "def get_server_tools(server):\n    return {}\n"
+        "def list_resources():\n    return 'the real module'\n"
+    )
+    upstream = ROOT / "src" / "assay" / "openenv" / "upstream.py"
+    code = f"""
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("upstream_under_test", {str(upstream)!r})
+spec.loader.exec_module(importlib.util.module_from_spec(spec))
+import openenv.core
+print(openenv.core.env_server.create_app())
+"""
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.stdout.strip() == "the real module", done.stderr

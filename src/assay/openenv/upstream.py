@@ -62,9 +62,11 @@ def _mcp_environment(name: str) -> Any:
     return value
 
 
-def _load() -> None:
+def _load(stand_in: bool) -> None:
+    """Import openenv-core with what it need not load hidden; raises ImportError if a version of it
+    asks the stand-in for more than it has."""
     hidden: dict[str, ModuleType | None] = {}
-    if "fastmcp" not in sys.modules:
+    if stand_in:
         hidden[_MCP] = _stand_in()
     if not _ASKED and "gradio" not in sys.modules:
         hidden["gradio"] = None  # `import gradio` fails at once
@@ -75,7 +77,7 @@ def _load() -> None:
         for name, module in hidden.items():
             if sys.modules.get(name) is module:
                 del sys.modules[name]
-    if _MCP not in hidden:
+    if not stand_in:
         return
     server = sys.modules[_SERVER]
     for namespace in (vars(server), vars(openenv.core)):
@@ -84,5 +86,14 @@ def _load() -> None:
     server.__getattr__ = _mcp_environment  # type: ignore[method-assign]
 
 
+def _forget_openenv_core() -> None:
+    for name in [name for name in sys.modules if name.split(".")[:2] == ["openenv", "core"]]:
+        del sys.modules[name]
+
+
 if "openenv.core" not in sys.modules:
-    _load()
+    try:
+        _load(stand_in="fastmcp" not in sys.modules)
+    except ImportError:  # a version of openenv-core that wants more of the module: load it all
+        _forget_openenv_core()
+        _load(stand_in=False)
