@@ -1,7 +1,8 @@
 """Task runs in flight at once on one server process: through `assay openenv` (a WebSocket
-session each) and through `assay serve` (an HTTP connection each).
+session each; `openenv_one_thread` is the same with `--one-thread`) and through `assay serve` (an
+HTTP connection each).
 
-Run `python bench/inflight.py [--sizes 10,100,1000] [--think 0.2] [--only openenv|api]`; it prints
+Run `python bench/inflight.py [--sizes 10,100,1000] [--think 0.2] [--only SURFACE]`; it prints
 one JSON object. For each surface and each N, N stand-in clients in one asyncio process each hold
 a task run of bench/taskruns.py's world (about 1 MB): they start it, take its five actions (two
 reads, two writes, one email) with `--think` seconds of thinking before each, and finish it; all
@@ -39,6 +40,7 @@ ACTIONS = [
     {"call": {"tool": "notify", "args": {"to": "me@example.com", "body": "renamed"}}},
 ]
 FINISH = "I renamed both."
+SURFACES = ["openenv", "openenv_one_thread", "api"]
 Latencies = dict[str, list[float]]  # "start": the reset or start; "act": each action after it
 
 
@@ -225,6 +227,8 @@ def measure(
             arguments = ["serve", "--worlds", str(world), "--store", str(scratch / "records.db")]
         else:
             arguments = ["openenv", str(world), "--max-sessions", str(max(sizes))]
+            if surface == "openenv_one_thread":
+                arguments.append("--one-thread")
         server, port = start_server(arguments, scratch)
         try:
             asyncio.run(population(surface, server.pid, port, 2, 0))  # warm: validators, statements
@@ -247,7 +251,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="10,100,1000", help="task runs in flight, in turn")
     parser.add_argument("--think", type=float, default=0.2, help="seconds before each action")
-    parser.add_argument("--only", choices=["openenv", "api"], action="append")
+    parser.add_argument("--only", choices=SURFACES, action="append")
     parser.add_argument(
         "--check-timeout",
         type=float,
@@ -259,7 +263,7 @@ def main() -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     figures = {
         surface: measure(surface, sizes, options.think, options.check_timeout)
-        for surface in options.only or ["openenv", "api"]
+        for surface in options.only or SURFACES
     }
     print(
         json.dumps(

@@ -105,14 +105,22 @@ def action(tool: str, **args: object) -> dict:
     return {"call": {"tool": tool, "args": args}}
 
 
-def test_fifty_openenv_sessions_at_once_each_read_back_what_they_wrote(tmp_path):
+def threads_of(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(status.split("Threads:", 1)[1].split()[0])
+
+
+@pytest.mark.parametrize("one_thread", [False, True], ids=["a-thread-a-session", "one-thread"])
+def test_fifty_openenv_sessions_at_once_each_read_back_what_they_wrote(tmp_path, one_thread):
     pytest.importorskip("openenv.core")
     import websockets
 
     world = write_world(tmp_path / "world")
+    threads: list[int] = []  # the server's, once every session has renamed
 
     async def sessions(port: int) -> list[tuple[str, float]]:
         renamed = asyncio.Barrier(IN_FLIGHT)
+        pid = json.loads((tmp_path / "ready.json").read_text())["pid"]
 
         async def one(number: int) -> tuple[str, float]:
             async with websockets.connect(f"ws://127.0.0.1:{port}/ws") as session:
@@ -125,7 +133,8 @@ def test_fifty_openenv_sessions_at_once_each_read_back_what_they_wrote(tmp_path)
 
                 await send("reset", {"task": "rename"})
                 await send("step", action("rename_item", item_id=1, name=f"run-{number}"))
-                await renamed.wait()  # every task run has renamed item 1 by now
+                if await renamed.wait() == 0:  # every task run has renamed item 1 by now
+                    threads.append(threads_of(pid))
                 read = await send("step", action("get_item", item_id=1))
                 done = await send("step", {"finish": "Renamed."})
                 return read["observation"]["observation"]["events"][-1]["result"]["name"], done[
@@ -135,9 +144,11 @@ def test_fifty_openenv_sessions_at_once_each_read_back_what_they_wrote(tmp_path)
         return await asyncio.gather(*(one(number) for number in range(IN_FLIGHT)))
 
     arguments = ("openenv", str(world), "--max-sessions", str(IN_FLIGHT))
-    with started(tmp_path, *arguments) as port:
+    with started(tmp_path, *arguments, *(["--one-thread"] if one_thread else [])) as port:
         seen = asyncio.run(sessions(port))
     assert seen == [(f"run-{number}", 1.0) for number in range(IN_FLIGHT)]
+    # a thread a session, or one for them all (and the server's few of its own)
+    assert (threads[0] < 16) if one_thread else (threads[0] > IN_FLIGHT), threads
 
 
 def test_fifty_api_task_runs_at_once_each_read_back_what_they_wrote(tmp_path):

@@ -28,6 +28,15 @@ def openenv(
     max_sessions: Annotated[
         int, typer.Option(min=1, help="Client sessions at once, each with its own task run.")
     ] = 16,
+    one_thread: Annotated[
+        bool,
+        typer.Option(
+            "--one-thread",
+            help="Take every session's steps on one thread, not a thread a session: faster with "
+            "many sessions whose steps never wait, but a step that waits (a model customer, a "
+            "judge, a sandbox) holds up every session.",
+        ),
+    ] = False,
     include_withdrawn: Annotated[
         bool,
         typer.Option("--include-withdrawn", help="Also serve tasks whose last validation failed."),
@@ -59,7 +68,7 @@ def openenv(
             names=("--task", "--split"),
         )
         try:
-            app = openenv_app(pool, max_sessions)
+            app = openenv_app(pool, max_sessions, one_thread=one_thread)
             tasks = ", ".join(task.id for task in pool.tasks)
             announce = f"serving {world} (tasks: {tasks}) on {{url}}"
             run_server(app, HOST, port, ready_file=ready_file, deadline=deadline, announce=announce)

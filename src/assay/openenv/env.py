@@ -96,3 +96,12 @@ def _observation(transition: Transition) -> TaskObservation:
         truncated=transition.truncated,
         info=transition.info,
     )
+
+
+class OneThreadTaskEnvironment(TaskEnvironment):
+    """A TaskEnvironment whose sessions all take their steps on one thread (openenv-core's own
+    switch), rather than on a thread a session: a thousand sessions no longer take turns at the
+    interpreter, but a step that waits (a model customer's reply, a sandbox's command) holds up
+    every session (`assay openenv --one-thread`)."""
+
+    REQUIRES_SINGLE_THREAD_EXECUTOR = True

@@ -11,18 +11,22 @@ from openenv.core.env_server.http_server import create_app
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect
 
-from assay.openenv.env import TaskEnvironment
+from assay.openenv.env import OneThreadTaskEnvironment, TaskEnvironment
 from assay.openenv.models import TaskAction, TaskObservation
 from assay.rl.pool import TaskPool
 
 DEFAULT_SESSIONS = 16
 
 
-def openenv_app(pool: TaskPool, max_sessions: int = DEFAULT_SESSIONS) -> FastAPI:
+def openenv_app(
+    pool: TaskPool, max_sessions: int = DEFAULT_SESSIONS, *, one_thread: bool = False
+) -> FastAPI:
     """The app: `/ws` for sessions (each its own task runs), `/health`, `/schema`, `/metadata`,
-    and OpenEnv's one-shot `/reset` and `/step`."""
+    and OpenEnv's one-shot `/reset` and `/step`. `one_thread`: every session steps on one thread
+    (`OneThreadTaskEnvironment`), else each on its own."""
+    environment = OneThreadTaskEnvironment if one_thread else TaskEnvironment
     app = create_app(
-        partial(TaskEnvironment, pool),
+        partial(environment, pool),
         TaskAction,
         TaskObservation,
         env_name=pool.benchmark.world.name,
