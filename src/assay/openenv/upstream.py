@@ -27,9 +27,8 @@ _MCP = f"{_SERVER}.mcp_environment"
 
 
 def _real_mcp() -> ModuleType:
-    """openenv-core's MCP environment module itself (FastMCP with it), loaded on first use."""
-    if getattr(sys.modules.get(_MCP), "stands_in", False):
-        del sys.modules[_MCP]
+    """openenv-core's MCP environment module itself (FastMCP with it), loaded on first use; the
+    stand-in left `sys.modules` as openenv-core finished loading."""
     return importlib.import_module(_MCP)
 
 
@@ -47,7 +46,6 @@ def _not_yet(name: str) -> Any:
 
 def _stand_in() -> ModuleType:
     module = ModuleType(_MCP, "Stands in for openenv-core's MCP module while openenv-core loads.")
-    module.stands_in = True  # type: ignore[attr-defined]
     module.get_server_tools = _get_server_tools  # type: ignore[attr-defined]
     module.__getattr__ = _not_yet  # type: ignore[method-assign]
     return module
