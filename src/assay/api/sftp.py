@@ -16,9 +16,8 @@ import socket
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import asyncssh
-
 from assay.api.sftp_view import RunTree
+from assay.api.ssh import asyncssh
 from assay.errors import UsageError
 from assay.served.errors import ApiError
 

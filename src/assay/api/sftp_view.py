@@ -9,9 +9,8 @@ import stat
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import asyncssh
-
 from assay.api.sandbox_calls import call_on_started, started_task_run
+from assay.api.ssh import asyncssh
 from assay.served.auth import Caller
 from assay.served.errors import ApiError
 from assay.world.services.healthcare.files.folders import Entry
