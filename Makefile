@@ -72,12 +72,15 @@ BUSY ?=
 # server coming up, a sandbox, an install), and the second process uses the core meanwhile.
 WORKERS ?= $(shell echo $$(( $$(nproc) * 2 )))
 
+# Bytecode is written even where the environment asks for none (PYTHONDONTWRITEBYTECODE=1):
+# otherwise every test process rewrites each test module's asserts from source as it collects
+# (about 6 s of CPU each), and every `assay` process the tests start compiles assay anew.
 test: lint docs sandbox-tools $(CHROMIUM) $(SFTP_CLIENT)
 	@if [ -n "$(BUSY)" ]; then \
 		echo "BUSY=$(BUSY): a busy loop holds one core while the suite runs"; \
 		sh -c 'while :; do :; done' & hog=$$!; trap 'kill $$hog' EXIT; \
 	fi; \
-	$(BIN)/pytest -n $(WORKERS) --dist loadfile
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(WORKERS) --dist loadfile
 
 bench: $(BIN)/assay sandbox-tools
 	$(BIN)/python bench/taskruns.py

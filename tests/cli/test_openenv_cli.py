@@ -5,8 +5,6 @@ from __future__ import annotations
 import pytest
 from worldkit import SHOP
 
-pytest.importorskip("openenv.core")
-
 CASES = {
     "no world there": (["nowhere"], "error: nowhere: not a directory"),
     "unknown task": (

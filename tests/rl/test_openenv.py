@@ -13,10 +13,6 @@ from processkit import wait_ready
 from rlkit import TASK, played
 from worldkit import SHOP
 
-pytest.importorskip("openenv.core")
-
-from openenv.core import GenericEnvClient
-
 from assay.openenv import TaskAction, TaskClient, TaskEnvironment
 from assay.rl import TaskPool
 
@@ -61,6 +57,10 @@ def test_the_reference_over_openenv_gets_what_assay_run_gets(server, shop, tmp_p
         check=True,
     )
     expected = json.loads(ran.stdout)["task_runs"][0]
+    # imported here, after assay.openenv has loaded openenv-core without gradio: imported at the
+    # top (before assay, in import order) it would load gradio, seconds in every test process
+    from openenv.core import GenericEnvClient
+
     with GenericEnvClient(base_url=server).sync() as env:
         result = env.reset()
         assert (result.done, result.observation["observation"]["task_id"]) == (False, TASK)
