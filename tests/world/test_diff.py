@@ -7,6 +7,7 @@ import sqlite3
 from assay.world.database import SqliteDatabase
 from assay.world.diff import ROWS_SHOWN, VALUE_CHARS, state_changes, table_changes
 from assay.world.reserved import INSERT_REQUEST, SQLITE_DDL
+from assay.world.starting import StartingState
 
 
 def test_rows_are_matched_by_id_and_changed_columns_are_named():
@@ -52,7 +53,9 @@ def test_the_world_s_tables_and_its_service_requests():
     final.execute(
         INSERT_REQUEST, 1, "hl7", "send", '{"message": "MSH|a\\rPID|b"}', None, "ok", 2, "t", None
     )
-    changes = state_changes(initial, final, {"orders": ("id", "address"), "sandbox_requests": ()})
+    changes = state_changes(
+        StartingState(initial), final, {"orders": ("id", "address"), "sandbox_requests": ()}
+    )
     assert [table.table for table in changes.tables] == ["orders"]
     orders = changes.tables[0]
     assert orders.added == [{"id": "A-3", "address": "third"}]

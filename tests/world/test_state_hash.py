@@ -18,6 +18,7 @@ from assay.world.database import SqliteCopy, SqliteDatabase
 from assay.world.diff import state_changes
 from assay.world.digest import combine, digest_rows, updated
 from assay.world.snapshot import table_digest
+from assay.world.starting import StartingState
 
 SCHEMA = """
 CREATE TABLE people (id INTEGER PRIMARY KEY, email TEXT UNIQUE, score REAL, photo BLOB);
@@ -229,9 +230,11 @@ def test_the_diff_read_from_the_log_equals_the_diff_read_whole(snapshot, stateme
         play(copy, statements)
         copy.lock_readonly()  # as when a task run is graded
         tables = {table: snapshot.columns[table] for table in snapshot.digests}
-        logged = state_changes(initial, copy, tables)
+        logged = state_changes(StartingState(initial), copy, tables)
         assert set(copy.changed_rows({"people": ("id",)})) == {"people"}  # the log was read
-        assert logged == state_changes(initial, SqliteDatabase(copy.connection), tables)
+        assert logged == state_changes(
+            StartingState(initial), SqliteDatabase(copy.connection), tables
+        )
     finally:
         copy.close()
         initial.close()

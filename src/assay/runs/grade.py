@@ -22,6 +22,7 @@ from assay.verify.run import run_checks
 from assay.verify.views import ReadView
 from assay.world.database import WorldCopy
 from assay.world.diff import StateChanges, state_changes
+from assay.world.starting import StartingState
 
 DUPLICATES = "SELECT count(*) FROM sandbox_requests WHERE duplicate_of IS NOT NULL"
 
@@ -51,7 +52,7 @@ def grade(session: Session, verifiers: Verifiers, **naming: Unpack[Naming]) -> T
         checks = run_checks(context, verifiers)
     except CheckError as failure:
         error = error or RunError(side="scoring", message=str(failure))
-    duplicates = _duplicates(live.db, session.world.initial)
+    duplicates = _duplicates(live.db, session.world.starting)
     changes = _state_changes(session)
     standing = script_standing(checks)
     error, blamed = _script_error(standing, error)
@@ -153,7 +154,7 @@ def _state_changes(session: Session) -> StateChanges:
     tables = {
         table: columns.get(table, ()) for table in known if db.may_have_changed(table.lower())
     }
-    return state_changes(session.world.initial, db, tables)
+    return state_changes(session.world.starting, db, tables)
 
 
 def _script_error(
@@ -171,10 +172,11 @@ def _script_error(
     return None, False
 
 
-def _duplicates(final: WorldCopy, initial: WorldCopy) -> int:
+def _duplicates(final: WorldCopy, starting: StartingState) -> int:
     """Requests sent again; a copy that never wrote sandbox_requests has those it started with."""
-    db = final if final.may_have_changed("sandbox_requests") else initial
-    return int(db.value(DUPLICATES) or 0)
+    if final.may_have_changed("sandbox_requests"):
+        return int(final.value(DUPLICATES) or 0)
+    return int(starting.value(DUPLICATES) or 0)
 
 
 def _since(started: float | None) -> float:

@@ -66,6 +66,11 @@ class WorldCopy(Database, Protocol):
         answer must be read whole to be compared."""
         ...
 
+    def table_rows(self, table: str, limit: int) -> Rows:
+        """Column names and the first `limit` rows of `table`, as the copy's own read (the state
+        diff's), not a check's."""
+        ...
+
     def run_limited(
         self, seconds: float, sql: str, params: Params, max_rows: int | None = None
     ) -> tuple[list[str], list[tuple[Any, ...]]]: ...
@@ -158,6 +163,14 @@ class SqliteDatabase:
         """None logged: a database of its own has no change log, so tables are compared whole."""
         return {}
 
+    def may_have_changed(self, table: str) -> bool:
+        """Always: a database of its own keeps no account of what was written to it."""
+        return True
+
+    def table_rows(self, table: str, limit: int) -> Rows:
+        cursor = self.connection.execute(f'SELECT * FROM "{table}" LIMIT {int(limit)}')
+        return [column[0] for column in cursor.description or ()], cursor.fetchall()
+
     def close(self) -> None:
         self.connection.close()
 
@@ -177,6 +190,9 @@ class SqliteCopy(SqliteDatabase):
         )
         self.locked = False
         self._logged_rows: dict[str, LoggedRows] | None = None
+        self._whole: dict[
+            str, Rows
+        ] = {}  # tables read whole once locked: the diff's and the hash's
 
     @property
     def settled(self) -> bool:
@@ -213,7 +229,31 @@ class SqliteCopy(SqliteDatabase):
         full = full or bool(self.reshaped)
         with self._own_reads():
             logged = None if full else self._logged()
-            return self.snapshot.state_hash(self.connection, self.written, logged)
+            return self.snapshot.state_hash(self._read_whole, self.written, logged)
+
+    def table_rows(self, table: str, limit: int) -> Rows:
+        """The first `limit` rows of `table`, read as the hash reads (uncapped, past the
+        authorizer): once the copy is locked, a table read whole is read once for both."""
+        if table in self._whole:
+            names, rows = self._whole[table]
+            return names, rows[:limit]
+        with self._own_reads():
+            cursor = self.connection.execute(f'SELECT * FROM "{table}" LIMIT {int(limit)}')
+            names = [column[0] for column in cursor.description or ()]
+            rows = cursor.fetchall()
+        if self.locked and len(rows) < limit:
+            self._whole[table] = names, rows
+        return names, rows
+
+    def _read_whole(self, table: str) -> list[tuple[Any, ...]]:
+        """Every row of `table`, under `_own_reads`; kept once locked (`table_rows`)."""
+        if table in self._whole:
+            return self._whole[table][1]
+        cursor = self.connection.execute(f'SELECT * FROM "{table}"')
+        rows = cursor.fetchall()
+        if self.locked:
+            self._whole[table] = [column[0] for column in cursor.description or ()], rows
+        return rows
 
     def _logged(self) -> dict[str, LoggedRows]:
         """The rows the change log names, as they started and now: read once when the copy is

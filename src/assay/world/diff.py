@@ -9,8 +9,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from assay.world.database import Database, WorldCopy
+from assay.world.database import WorldCopy
 from assay.world.reserved import RESERVED_TABLES
+from assay.world.starting import StartingState
 
 ROWS_SHOWN = 20  # per table and kind of change
 TABLES_SHOWN = 20
@@ -54,11 +55,11 @@ class StateChanges(BaseModel, defer_build=True):
 
 
 def state_changes(
-    initial: Database, final: WorldCopy, tables: Mapping[str, Sequence[str]]
+    starting: StartingState, final: WorldCopy, tables: Mapping[str, Sequence[str]]
 ) -> StateChanges:
-    """The changes from `initial` to `final` over `tables` (each with its column names; the
-    reserved ones become requests). A table whose changed rows a log names is compared over those
-    rows alone, any other read whole."""
+    """The changes from the `starting` state to `final` over `tables` (each with its column names;
+    the reserved ones become requests). A table whose changed rows a log names is compared over
+    those rows alone, any other read whole."""
     compared = {
         table: columns for table, columns in sorted(tables.items()) if table not in RESERVED_TABLES
     }
@@ -71,10 +72,10 @@ def state_changes(
             key = _key_column(columns) if rows.key_unique else None
             changes = _compared(table, rows.before, rows.after, key)
         else:
-            changes = _table_changes(initial, final, table)
+            changes = _table_changes(starting, final, table)
         if changes is not None:
             found.append(changes)
-    requests, requests_left_out = _requests(final)
+    requests, requests_left_out = _requests(starting, final)
     return StateChanges(
         tables=found[:TABLES_SHOWN],
         tables_left_out=max(len(found) - TABLES_SHOWN, 0),
@@ -83,16 +84,19 @@ def state_changes(
     )
 
 
-def _table_changes(initial: Database, final: Database, table: str) -> TableChanges | None:
+def _table_changes(starting: StartingState, final: WorldCopy, table: str) -> TableChanges | None:
     try:
-        size = max(_count(initial, table), _count(final, table))
-        if size > ROWS_COMPARED:
-            return TableChanges(table=table, key=None, not_compared=f"{size} rows: too many")
-        before = initial.rows(f'SELECT * FROM "{table}"')
-        after = final.rows(f'SELECT * FROM "{table}"')
+        size = _count(starting.value(f'SELECT count(*) FROM "{table}"'))
+        if size <= ROWS_COMPARED:
+            names, found = final.table_rows(table, ROWS_COMPARED + 1)
+            if len(found) <= ROWS_COMPARED:
+                before = starting.rows(f'SELECT * FROM "{table}"')
+                after = [dict(zip(names, row, strict=True)) for row in found]
+                return table_changes(table, before, after)
+        size = max(size, _count(final.value(f'SELECT count(*) FROM "{table}"')))
+        return TableChanges(table=table, key=None, not_compared=f"{size} rows: too many")
     except Exception as failure:  # a diff is a view of the run: a table it cannot read is named
         return TableChanges(table=table, key=None, not_compared=str(failure).splitlines()[0])
-    return table_changes(table, before, after)
 
 
 def table_changes(
@@ -133,9 +137,11 @@ def _compared(
     )
 
 
-def _requests(final: Database) -> tuple[list[ServiceRequest], int]:
+def _requests(starting: StartingState, final: WorldCopy) -> tuple[list[ServiceRequest], int]:
+    """The requests the world's services hold; those it started with where none was sent."""
+    sql = "SELECT * FROM sandbox_requests ORDER BY id"
     try:
-        rows = final.rows("SELECT * FROM sandbox_requests ORDER BY id")
+        rows = final.rows(sql) if final.may_have_changed("sandbox_requests") else starting.rows(sql)
     except Exception:  # a world without the reserved tables received no request
         return [], 0
     shown = [
@@ -153,8 +159,8 @@ def _requests(final: Database) -> tuple[list[ServiceRequest], int]:
     return shown, max(len(rows) - REQUESTS_SHOWN, 0)
 
 
-def _count(db: Database, table: str) -> int:
-    return int(db.value(f'SELECT count(*) FROM "{table}"') or 0)
+def _count(value: Any) -> int:
+    return int(value or 0)
 
 
 def _key_column(columns: Sequence[str]) -> str | None:

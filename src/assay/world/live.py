@@ -20,6 +20,7 @@ from assay.world.kind import DatabaseKind, DatabaseRun, KindRun, WorldKind
 from assay.world.reserved import INSERT_ACTION, INSERT_REQUEST
 from assay.world.services import Service
 from assay.world.shared import SharedCopy
+from assay.world.starting import StartingState
 from assay.world.tools import Tool
 
 if TYPE_CHECKING:
@@ -83,8 +84,14 @@ class World:
         at a time (`assay.world.shared`)."""
         return cast(WorldCopy, SharedCopy(self.backend.initial()))
 
+    @cached_property
+    def starting(self) -> StartingState:
+        """Answers read of the starting state, kept for the task runs after (`assay.world.starting`)."""
+        return StartingState(self.initial)
+
     def close(self) -> None:
         """Close the read-only starting state and the backend's connections; reopened on use."""
+        self.__dict__.pop("starting", None)
         initial = self.__dict__.pop("initial", None)
         if initial is not None:
             initial.close()

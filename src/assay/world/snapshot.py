@@ -7,7 +7,7 @@ import json
 import os
 import sqlite3
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -74,17 +74,18 @@ class Snapshot:
 
     def state_hash(
         self,
-        connection: sqlite3.Connection,
+        read_whole: Callable[[str], list[tuple[Any, ...]]],
         written: set[str],
         logged: Mapping[str, changes.LoggedRows] | None,
     ) -> str:
         """Content hash of a database that started as this snapshot and changed only `written`:
         a tracked table's digest is updated from its `logged` rows (`logged_rows`), any other is
-        read whole; `logged` None reads every written table whole (a copy whose schema changed)."""
+        read whole by `read_whole`; `logged` None reads every written table whole (a copy whose
+        schema changed)."""
         digests = dict(self.digests)
         for table in written & digests.keys():
             if logged is None or table not in self.tracked:
-                digests[table] = self._table_digest(connection, table)
+                digests[table] = self._table_digest(read_whole(table), table)
             elif table in logged:
                 rows = logged[table]
                 digests[table] = updated(digests[table], rows.before, rows.after)
@@ -126,12 +127,12 @@ class Snapshot:
             return not changes.any_null(connection, table, key)
         return changes.unique(connection, table, key)
 
-    def _table_digest(self, connection: sqlite3.Connection, table: str) -> str:
-        """`table_digest`, each row that is as it started looked up by its text rather than hashed
-        (the hash is of the text alone, so a row whose text is known has that hash)."""
+    def _table_digest(self, rows: list[tuple[Any, ...]], table: str) -> str:
+        """`table_digest` of `rows`, each row that is as it started looked up by its text rather
+        than hashed (the hash is of the text alone, so a row whose text is known has that hash)."""
         if table not in self._known:
             self._known[table] = self._starting_hashes(table)
-        return digest_rows(connection.execute(f'SELECT * FROM "{table}"'), self._known[table])
+        return digest_rows(rows, self._known[table])
 
     def _starting_hashes(self, table: str) -> dict[str, int] | None:
         with self._readers.reading(self.image) as reader:

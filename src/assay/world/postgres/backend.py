@@ -153,6 +153,9 @@ class PostgresCopy(PostgresDatabase):
     ) -> Rows:
         return self._reading().run_limited(seconds, sql, params, max_rows)
 
+    def table_rows(self, table: str, limit: int) -> Rows:
+        return self.fetch(f'SELECT * FROM "{table}" LIMIT {int(limit)}', ())
+
     def state_hash(self, *, full: bool = False) -> str:
         """Content hash of the copy, equal to SQLite's for the same content: the template's
         digests brought up to date from the rows that changed, or with `full` every table written
