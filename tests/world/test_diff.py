@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from assay.world import diff
 from assay.world.database import SqliteDatabase
 from assay.world.diff import ROWS_SHOWN, VALUE_CHARS, state_changes, table_changes
 from assay.world.reserved import INSERT_REQUEST, SQLITE_DDL
@@ -95,3 +96,40 @@ def test_a_fhir_resource_is_keyed_by_type_and_id_and_diffed_by_element():
             },
         )
     ]
+
+
+def test_the_starting_state_is_read_once_for_every_task_run_after():
+    initial = _database()
+    starting = StartingState(initial)
+    read: list[str] = []
+    initial.connection.set_trace_callback(read.append)
+    tables = {"orders": ("id", "address"), "sandbox_requests": ()}
+    for address in ("new", "newer"):
+        final = _database()
+        final.execute("UPDATE orders SET address = ? WHERE id = 'A-1'", address)
+        changes = state_changes(starting, final, tables)
+        assert changes.tables[0].changed[0].columns == {"address": ("first", address)}
+    assert read == ['SELECT count(*) FROM "orders"', 'SELECT * FROM "orders"']  # by the first
+
+
+def test_a_table_past_the_cap_is_named_with_its_rows_not_compared(monkeypatch):
+    monkeypatch.setattr(diff, "ROWS_COMPARED", 3)
+    tables = {"orders": ("id", "address")}
+    grown = _database()
+    grown.execute("INSERT INTO orders VALUES ('A-3', 'x'), ('A-4', 'y')")  # 2 at the start, 4 now
+    found = state_changes(StartingState(_database()), grown, tables).tables[0]
+    assert (found.not_compared, found.added) == ("4 rows: too many", [])
+    big = _database()
+    big.execute("INSERT INTO orders VALUES ('A-3', 'x'), ('A-4', 'y')")
+    shrunk = _database()
+    shrunk.execute("DELETE FROM orders")  # 4 at the start, none now
+    found = state_changes(StartingState(big), shrunk, tables).tables[0]
+    assert found.not_compared == "4 rows: too many"
+    assert state_changes(StartingState(_database()), _database(), tables).tables == []
+
+
+def test_a_table_the_copy_cannot_read_is_named_with_why():
+    final = _database()
+    final.execute("DROP TABLE orders")
+    found = state_changes(StartingState(_database()), final, {"orders": ("id", "address")})
+    assert found.tables[0].not_compared == "no such table: orders"

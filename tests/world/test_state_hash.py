@@ -271,3 +271,21 @@ def test_the_starting_rows_are_read_from_copies_lent_in_turn_not_one_per_thread(
         thread.start()
         thread.join()
     assert snapshot._readers.idle == 1
+
+
+def test_a_locked_copy_reads_a_table_it_wrote_once_for_the_diff_and_the_hash(snapshot):
+    initial, copy = SqliteDatabase(snapshot.open_copy()), SqliteCopy(snapshot)
+    try:
+        copy.execute("UPDATE tags SET hits = 5 WHERE name = 'red'")  # two rows: no change log
+        copy.lock_readonly()
+        statements: list[str] = []
+        copy.connection.set_trace_callback(statements.append)
+        tables = {table: snapshot.columns[table] for table in snapshot.digests}
+        changes = state_changes(StartingState(initial), copy, tables)
+        hashed = copy.state_hash()
+        assert sum('FROM "tags"' in sql for sql in statements) == 1
+        assert [table.table for table in changes.tables] == ["tags"]
+        assert hashed == whole(copy)
+    finally:
+        copy.close()
+        initial.close()
