@@ -4,7 +4,6 @@ are the same answer for every task run that left those tables alone."""
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from assay.world.database import Database
@@ -14,19 +13,17 @@ CACHED_ROWS = 4096  # a larger answer is read again each time rather than held
 
 class StartingState:
     """`initial` (the read-only starting state), each answer of `value` and `rows` kept by its SQL
-    text; an answer that raises is not kept."""
+    text; an answer that raises is not kept. Threads asking at once may each read, and all keep
+    the first answer (`dict.setdefault` is atomic): no lock, so a forked worker inherits none."""
 
     def __init__(self, initial: Database):
         self.initial = initial
         self._values: dict[str, Any] = {}
         self._rows: dict[str, list[dict[str, Any]]] = {}
-        self._lock = threading.Lock()  # two threads asking at once read once each, keep one
 
     def value(self, sql: str) -> Any:
         if sql not in self._values:
-            found = self.initial.value(sql)
-            with self._lock:
-                self._values.setdefault(sql, found)
+            self._values.setdefault(sql, self.initial.value(sql))
         return self._values[sql]
 
     def rows(self, sql: str) -> list[dict[str, Any]]:
@@ -35,6 +32,5 @@ class StartingState:
         if found is None:
             found = self.initial.rows(sql)
             if len(found) <= CACHED_ROWS:
-                with self._lock:
-                    found = self._rows.setdefault(sql, found)
+                found = self._rows.setdefault(sql, found)
         return found
