@@ -168,6 +168,7 @@ class SqliteDatabase:
         return True
 
     def table_rows(self, table: str, limit: int) -> Rows:
+        """Column names and the first `limit` rows of `table` (every row for a negative limit)."""
         cursor = self.connection.execute(f'SELECT * FROM "{table}" LIMIT {int(limit)}')
         return [column[0] for column in cursor.description or ()], cursor.fetchall()
 
@@ -190,9 +191,8 @@ class SqliteCopy(SqliteDatabase):
         )
         self.locked = False
         self._logged_rows: dict[str, LoggedRows] | None = None
-        self._whole: dict[
-            str, Rows
-        ] = {}  # tables read whole once locked: the diff's and the hash's
+        # tables read whole once locked, the diff's and the hash's read (`table_rows`)
+        self._whole: dict[str, Rows] = {}
 
     @property
     def settled(self) -> bool:
@@ -238,22 +238,20 @@ class SqliteCopy(SqliteDatabase):
             names, rows = self._whole[table]
             return names, rows[:limit]
         with self._own_reads():
-            cursor = self.connection.execute(f'SELECT * FROM "{table}" LIMIT {int(limit)}')
-            names = [column[0] for column in cursor.description or ()]
-            rows = cursor.fetchall()
-        if self.locked and len(rows) < limit:
-            self._whole[table] = names, rows
-        return names, rows
+            return self._kept(table, limit)
 
     def _read_whole(self, table: str) -> list[tuple[Any, ...]]:
         """Every row of `table`, under `_own_reads`; kept once locked (`table_rows`)."""
         if table in self._whole:
             return self._whole[table][1]
-        cursor = self.connection.execute(f'SELECT * FROM "{table}"')
-        rows = cursor.fetchall()
-        if self.locked:
-            self._whole[table] = [column[0] for column in cursor.description or ()], rows
-        return rows
+        return self._kept(table, -1)[1]  # LIMIT -1: every row
+
+    def _kept(self, table: str, limit: int) -> Rows:
+        """`SqliteDatabase.table_rows`, kept once the copy is locked if it read the whole table."""
+        names, rows = super().table_rows(table, limit)
+        if self.locked and (limit < 0 or len(rows) < limit):
+            self._whole[table] = names, rows
+        return names, rows
 
     def _logged(self) -> dict[str, LoggedRows]:
         """The rows the change log names, as they started and now: read once when the copy is
