@@ -58,6 +58,9 @@ def build_app(only: str | None = None) -> typer.Typer:
 
 def _root() -> None:
     """Grade AI agents by the state they leave behind."""
+    from assay.cli.collector import resume
+
+    resume()  # paused while the command line was read (`assay.cli.collector`)
 
 
 def __getattr__(name: str) -> typer.Typer:

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from assay.cli.collector import starting
 from assay.cli.options import SplitOption, StoreOption, TaskOption
 from assay.errors import SpecError, UsageError
 
@@ -47,7 +48,8 @@ def mcp(
     if not served.is_dir():  # at once, before the MCP SDK and the API's layers load
         raise SpecError(str(served), None, "not a directory")
     try:
-        from assay.mcp import stdio
+        with starting():  # the MCP SDK's models: `assay.cli.collector`
+            from assay.mcp import stdio
     except ModuleNotFoundError as missing:
         if missing.name != "mcp":
             raise

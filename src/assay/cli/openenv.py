@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from assay.cli.collector import starting
 from assay.cli.options import TaskOption, WorldArgument
 from assay.cli.server_start import ReadyFileOption, StartDeadline, StartTimeoutOption, run_server
 from assay.errors import UsageError
@@ -51,22 +52,23 @@ def openenv(
     """
     deadline = StartDeadline(start_timeout)
     with deadline.watching("openenv"):
-        try:
-            from assay.openenv.server import openenv_app
-        except ImportError:
-            raise UsageError(
-                "openenv: needs the openenv extra; pip install 'assay[openenv]'"
-            ) from None
-        from assay.rl.pool import TaskPool
+        with starting():  # openenv-core, the world and its tasks: `assay.cli.collector`
+            try:
+                from assay.openenv.server import openenv_app
+            except ImportError:
+                raise UsageError(
+                    "openenv: needs the openenv extra; pip install 'assay[openenv]'"
+                ) from None
+            from assay.rl.pool import TaskPool
 
-        pool = TaskPool.open(
-            world,
-            task,
-            split,
-            include_withdrawn=include_withdrawn,
-            agent="openenv",
-            names=("--task", "--split"),
-        )
+            pool = TaskPool.open(
+                world,
+                task,
+                split,
+                include_withdrawn=include_withdrawn,
+                agent="openenv",
+                names=("--task", "--split"),
+            )
         try:
             app = openenv_app(pool, max_sessions, one_thread=one_thread)
             tasks = ", ".join(task.id for task in pool.tasks)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from assay.cli.collector import starting
 from assay.cli.options import JsonOption, SplitOption, StoreOption, TaskOption
 from assay.cli.output import FormatOption, output_format
 from assay.cli.replay import replay_choice
@@ -91,7 +92,8 @@ def run(
 ) -> None:
     """Run every chosen task with one agent, record it in the store and print the result table."""
     parameters = dict(locals())  # before any other name is bound here
-    from assay.runs.store import open_store
+    with starting():  # the store's and the run's modules: `assay.cli.collector`
+        from assay.runs.store import open_store
 
     chosen = output_format(fmt, as_json)
     settings = _given_settings(parameters)

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from assay.cli.collector import starting
 from assay.cli.options import StoreOption
 from assay.cli.server_start import ReadyFileOption, StartDeadline, StartTimeoutOption, run_server
 
@@ -76,21 +77,21 @@ def serve(
     """
     deadline = StartDeadline(start_timeout)
     with deadline.watching("serve"):
-        from assay.api.serve import KEY_ENVIRONMENT, open_api
+        with starting():  # worlds, modules and schemas live as long as the server: out of GC passes
+            from assay.api.serve import KEY_ENVIRONMENT, open_api
 
-        app, key = open_api(
-            worlds,
-            store=store,
-            token_ttl_s=token_ttl,
-            max_body_bytes=max_body_bytes,
-            mllp_port=mllp,
-            sftp_port=sftp_port,
-            sftp_host_key=sftp_host_key,
-        )
+            app, key = open_api(
+                worlds,
+                store=store,
+                token_ttl_s=token_ttl,
+                max_body_bytes=max_body_bytes,
+                mllp_port=mllp,
+                sftp_port=sftp_port,
+                sftp_host_key=sftp_host_key,
+            )
+            gc.collect()  # what the start left for the collector, before the rest is frozen
         if not os.environ.get(KEY_ENVIRONMENT):
             typer.echo(f"operator key: {key}  (set {KEY_ENVIRONMENT} to choose your own)", err=True)
-        gc.collect()
-        gc.freeze()  # worlds, modules and schemas live as long as the server: out of GC passes
         served = ", ".join(str(world) for world in worlds)
         announce = f"serving {served} on {{url}}"
         run_server(app, host, port, ready_file=ready_file, deadline=deadline, announce=announce)
