@@ -4,6 +4,10 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import time
+
 import pytest
 from worldkit import write_world
 
@@ -101,6 +105,32 @@ def test_every_way_a_query_ends_disarms_the_watchdog(locked):
         with pytest.raises(stopped):
             locked.run_limited(0.2, sql, {})
     assert watchdog._live == before
+
+
+def test_a_forked_child_still_stops_a_runaway_query(locked):
+    """The watchdog's thread is not copied into a forked child (a process-pool worker): the
+    child's first guarded query starts one of its own, and its deadline still holds."""
+    forever = (
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
+    )
+    locked.run_limited(1, "SELECT count(*) FROM notes", {})  # the parent's thread is running
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child reports through its exit code
+        code = 1
+        try:
+            locked.run_limited(0.2, forever, {})
+        except QueryTimeout:
+            code = 0
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 10
+    while (ended := os.waitpid(child, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if ended[0] == 0:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+        pytest.fail("the forked child's runaway query was never stopped")
+    assert os.waitstatus_to_exitcode(ended[1]) == 0
 
 
 def test_the_state_hash_leaves_the_copy_locked(locked):

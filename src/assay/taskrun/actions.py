@@ -60,11 +60,12 @@ def finish(output: str = "") -> Finish:
 
 ONE_OF = 'an action is one of {"call": {"tool": ..., "args": {...}}}, {"say": ...}, {"finish": ...}'
 KINDS: dict[str, type[Action]] = {"call": Call, "say": Say, "finish": Finish}
+_TYPED = (Call, Say, Finish)  # a tuple: `Call | Say | Finish` is built again at each call
 
 
 def parse_action(value: Any) -> AnyAction:
     """An action from its JSON form (or a typed action, returned as it is)."""
-    if isinstance(value, Call | Say | Finish):
+    if isinstance(value, _TYPED):
         return value
     if not isinstance(value, dict) or len(value) != 1:
         raise InvalidAction(ONE_OF)

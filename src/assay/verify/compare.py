@@ -16,12 +16,13 @@ COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
     "le": operator.le,
 }
 SYMBOLS = {"eq": "=", "ne": "≠", "gt": ">", "ge": "≥", "lt": "<", "le": "≤"}
+_NUMBERS = (int, float, Decimal)  # a tuple: `int | float | Decimal` is built again at each call
 
 
 def as_number(value: Any) -> float | None:
     if isinstance(value, bool):
         return float(value)
-    if isinstance(value, int | float | Decimal):
+    if isinstance(value, _NUMBERS):
         return float(value)
     if isinstance(value, str):
         try:

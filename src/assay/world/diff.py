@@ -18,6 +18,9 @@ TABLES_SHOWN = 20
 REQUESTS_SHOWN = 50
 VALUE_CHARS = 300  # a longer text is cut, with the length it had
 ROWS_COMPARED = 50_000  # a larger table is named, not compared
+# tuples: a union written in the call (`str | int | …`) is built again each time
+_PLAIN = (str, int, float, bool, type(None))
+_BINARY = (bytes, bytearray, memoryview)
 
 
 class ChangedRow(BaseModel, defer_build=True):
@@ -193,7 +196,7 @@ def _key_of(row: dict[str, Any], key: str) -> Any:
 
 
 def _hashable(value: Any) -> Any:
-    return value if isinstance(value, str | int | float | bool | type(None)) else str(value)
+    return value if isinstance(value, _PLAIN) else str(value)
 
 
 def _changed_columns(old: dict[str, Any], new: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
@@ -242,11 +245,11 @@ def _order(row: dict[str, Any]) -> str:
 
 def _value(value: Any) -> Any:
     """A value as a page shows it: bytes by their length, long text cut with its length."""
-    if isinstance(value, bytes | bytearray | memoryview):
+    if isinstance(value, _BINARY):
         return f"<{len(bytes(value))} bytes>"
     if isinstance(value, str) and len(value) > VALUE_CHARS:
         return f"{value[:VALUE_CHARS]}… ({len(value)} characters)"
-    if isinstance(value, int | float | bool | type(None) | str):
+    if isinstance(value, _PLAIN):
         return value
     return str(value)
 

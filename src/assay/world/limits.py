@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import os
 import sqlite3
 import threading
 import time
@@ -55,7 +56,10 @@ class Watchdog:
         # Python-level one); the thread waits on the Condition built over it.
         self._lock = threading.Lock()
         self._wake = threading.Condition(self._lock)
+        # None until started, and again once it has ended (`_run`) or after a fork, in whose
+        # child it does not run: asking the thread itself (`is_alive`) at every query took a lock
         self._thread: threading.Thread | None = None
+        os.register_at_fork(after_in_child=self._forked)
 
     def arm(self, connection: sqlite3.Connection, seconds: float) -> int:
         """Interrupt `connection` once the calling thread has spent `seconds` of CPU time (or
@@ -78,12 +82,27 @@ class Watchdog:
             self._live.discard(number)
 
     def _start(self) -> None:
-        if self._thread is None or not self._thread.is_alive():
+        if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="assay-check-watchdog")
             self._thread.daemon = True
             self._thread.start()
 
+    def _forked(self) -> None:
+        """In a forked child nothing the parent guarded runs, and the thread does not exist: the
+        child starts with none, and with a lock no parent's thread can hold."""
+        self._due, self._live = [], set()
+        self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)
+        self._thread = None
+
     def _run(self) -> None:
+        try:
+            self._watch()
+        finally:
+            with self._lock:
+                self._thread = None  # the next query starts another
+
+    def _watch(self) -> None:
         with self._wake:
             while True:
                 while self._due and self._due[0].number not in self._live:
