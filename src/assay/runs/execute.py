@@ -6,9 +6,11 @@ reported, then the executor raises KeyboardInterrupt. A second one raises it at 
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -132,25 +134,45 @@ class SerialExecutor:
 
                 run_concurrently(planned, run_one, self.concurrency, on_start, on_result, stop)
                 return
-            for run in planned:
-                if stop.requested:
-                    raise KeyboardInterrupt
-                on_start(run)
-                on_result(run_planned(benchmark, make_agent, run, agent))
+            one_by_one(benchmark, agent, make_agent, planned, on_result, on_start, stop)
 
 
-# A scripted agent's task run on a database world takes milliseconds (2.2 ms each in one process
-# on bench/retail.py's world); starting a pool (new processes that import assay and load the
-# world) about a second. Below the plan size where a pool's share of the work saves that second,
-# one process finishes first (bench/retail.py's `crossover`: on 2 cores 1,030 such task runs
-# took 3.3 s in one process and 4.9 s in a pool of two).
-QUICK_RUN_S = 0.0025
+def one_by_one(
+    benchmark: Benchmark,
+    agent: str,
+    make_agent: AgentFactory,
+    planned: Sequence[PlannedRun],
+    on_result: OnResult,
+    on_start: OnStart,
+    stop: Stop,
+) -> None:
+    """Each planned task run in turn, in this thread; KeyboardInterrupt before the next one once
+    `stop` is asked for."""
+    for run in planned:
+        if stop.requested:
+            raise KeyboardInterrupt
+        on_start(run)
+        on_result(run_planned(benchmark, make_agent, run, agent))
+
+
+# A scripted agent's task run on a database world takes a millisecond or a few (0.8 ms on
+# bench/versus.py's world, 2.2 ms on bench/retail.py's); starting a pool (new processes that
+# import assay and load the world) about a second. A pool also adds work to every task run: the
+# worker sends its result as JSON, and the main process reads it back, stores it and hands over the
+# next run, one result at a time whatever the cores (bench/README.md, "What a pool adds").
 POOL_START_S = 1.0
+HANDOFF_S = 0.0009  # CPU a pool adds to each task run, the worker's and the main process's
+PARENT_S = 0.00055  # of which the main process's, which no number of workers shares out
+SAMPLE_RUNS = 20  # quick task runs timed in this process before a pool is chosen for the rest
 
 
-def serial_is_faster(runs: int, cores: int) -> bool:
-    """Whether `runs` quick task runs finish sooner in one process than in a pool over `cores`."""
-    return runs * QUICK_RUN_S * (1 - 1 / max(cores, 1)) < POOL_START_S
+def pool_is_faster(runs: int, run_s: float, cores: int) -> bool:
+    """Whether `runs` task runs of `run_s` seconds each would finish sooner in a pool of one
+    worker per core than one after another in this process."""
+    if cores <= 1:
+        return False
+    pooled = POOL_START_S + runs * max((run_s + HANDOFF_S) / cores, PARENT_S)
+    return pooled < runs * run_s
 
 
 def executor_for(
@@ -162,19 +184,70 @@ def executor_for(
     quick: bool = False,
 ) -> Executor:
     """One process for one worker (or one task run); a pool otherwise. None: one per core, unless
-    task runs are to run concurrently in threads, or are `quick` (each takes milliseconds: see
-    `quick_runs`) and so few that a pool could not make up for its start (`serial_is_faster`):
-    then one process, unless `workers` says more. `concurrency`: task runs in flight at once in
-    each process."""
+    task runs are to run concurrently in threads (then one process), or are `quick` (each takes
+    milliseconds: see `quick_runs`): then the first ones run in this process, timed, and a pool
+    takes the rest only if the timing says it would finish them sooner (`SampledExecutor`).
+    `workers` always gets that many. `concurrency`: task runs in flight at once in each process."""
     cores = os.cpu_count() or 1
-    small = quick and serial_is_faster(runs, cores)
-    default = 1 if concurrency > 1 or small else cores
+    if workers is None and quick and concurrency <= 1 and cores > 1 and runs > SAMPLE_RUNS:
+        return SampledExecutor(cores, action_timeout_s)
+    default = 1 if concurrency > 1 or quick else cores
     count = workers if workers is not None else default
     if count <= 1 or runs <= 1:
         return SerialExecutor(action_timeout_s, concurrency)
     from assay.runs.pool import ProcessExecutor  # multiprocessing only for a pool
 
     return ProcessExecutor(count, action_timeout_s, concurrency)
+
+
+class SampledExecutor:
+    """Quick task runs with no number of workers asked for: the first SAMPLE_RUNS in this process,
+    timed, then the rest in a pool of one worker per core if `pool_is_faster` says a pool would
+    finish them sooner at that pace, else here too. Results are the same either way."""
+
+    def __init__(self, cores: int, action_timeout_s: float = DEFAULT_ACTION_TIMEOUT_S):
+        self.cores = cores
+        self.action_timeout_s = action_timeout_s
+        self.pooled = False  # whether the rest went to a pool
+
+    def execute(
+        self,
+        benchmark: Benchmark,
+        agent: str,
+        planned: Sequence[PlannedRun],
+        on_result: OnResult,
+        on_start: OnStart,
+    ) -> None:
+        first, rest = planned[:SAMPLE_RUNS], planned[SAMPLE_RUNS:]
+        ended: list[float] = []
+
+        def timed(result: TaskRunResult) -> None:
+            on_result(result)
+            ended.append(time.perf_counter())
+
+        make_agent = agent_factory(agent, action_timeout_s=self.action_timeout_s)
+        try:
+            with stopping() as stop:  # one for both parts: a stop in the first holds the rest
+                one_by_one(benchmark, agent, make_agent, first, timed, on_start, stop)
+                if rest and stop.requested:
+                    raise KeyboardInterrupt
+                self.pooled = bool(rest) and pool_is_faster(len(rest), _pace(ended), self.cores)
+                if not self.pooled:
+                    one_by_one(benchmark, agent, make_agent, rest, on_result, on_start, stop)
+        finally:
+            close_agents(make_agent)
+        if self.pooled:
+            from assay.runs.pool import ProcessExecutor  # multiprocessing only for a pool
+
+            pool = ProcessExecutor(self.cores, self.action_timeout_s)
+            pool.execute(benchmark, agent, rest, on_result, on_start)
+
+
+def _pace(ended: Sequence[float]) -> float:
+    """Seconds per task run, storing included: the median time between results, the first
+    (which prepared what later ones reuse) left out."""
+    gaps = sorted(later - earlier for earlier, later in itertools.pairwise(ended))
+    return gaps[len(gaps) // 2] if gaps else 0.0
 
 
 class ExecutorMaker(Protocol):
