@@ -33,15 +33,21 @@ def _run(shop: Any, executor: Any, **callbacks: Any) -> tuple[Any, list[PlannedR
     return outcome, planned
 
 
-def test_quick_task_runs_on_two_cores_stay_in_this_process(shop) -> None:
+def _told_run(shop: Any, executor: Any) -> tuple[Any, list[PlannedRun], list[tuple[str, str]]]:
+    """`_run`, with each start and result told, in order."""
     told: list[tuple[str, str]] = []
-    executor = SampledExecutor(cores=2)
     outcome, planned = _run(
         shop,
         executor,
         on_start=lambda run: told.append(("start", run.id)),
         on_result=lambda result: told.append(("result", result.id)),
     )
+    return outcome, planned, told
+
+
+def test_quick_task_runs_on_two_cores_stay_in_this_process(shop) -> None:
+    executor = SampledExecutor(cores=2)
+    outcome, planned, told = _told_run(shop, executor)
     assert not executor.pooled  # a millisecond a task run: a pool of two would finish later
     assert told == [(kind, run.id) for run in planned for kind in ("start", "result")]
     assert _shown(outcome) == _shown(_run(shop, SerialExecutor())[0])
@@ -55,14 +61,8 @@ def test_the_rest_goes_to_a_pool_when_the_timing_says_it_is_sooner(shop, monkeyp
         return True
 
     monkeypatch.setattr(executing, "pool_is_faster", sooner)
-    told: list[tuple[str, str]] = []
     executor = SampledExecutor(cores=2)
-    outcome, planned = _run(
-        shop,
-        executor,
-        on_start=lambda run: told.append(("start", run.id)),
-        on_result=lambda result: told.append(("result", result.id)),
-    )
+    outcome, planned, told = _told_run(shop, executor)
     assert executor.pooled
     ((runs, run_s, cores),) = asked
     assert (runs, cores) == (len(planned) - SAMPLE_RUNS, 2) and 0 < run_s < 1
