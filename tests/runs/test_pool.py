@@ -6,25 +6,11 @@ import os
 from typing import Any
 
 import pytest
+from comparekit import comparable
 
 from assay.runs import ProcessExecutor, SerialExecutor, executor_for, prepare, run_benchmark
 from assay.runs.execute import SampledExecutor, pool_is_faster, quick_runs
 from assay.score.result import TaskRunResult
-
-VARYING = ("id", "started_at", "duration_s")
-
-
-def _comparable(outcome) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    run = outcome.benchmark_run.model_dump(mode="json")
-    for key in ("id", "started_at", "finished_at"):
-        run.pop(key)
-    task_runs = []
-    for result in outcome.task_runs:
-        shown = result.as_json()
-        for key in VARYING:
-            shown.pop(key)
-        task_runs.append(shown)
-    return run, task_runs
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +34,7 @@ def by_workers(shop) -> dict[int, Any]:
 
 
 def test_results_are_identical_whatever_the_number_of_workers(by_workers) -> None:
-    one, two = _comparable(by_workers[1][0]), _comparable(by_workers[2][0])
+    one, two = comparable(by_workers[1][0]), comparable(by_workers[2][0])
     assert one == two
     assert len(one[1]) == 30 and one[0]["outcomes"]["verified"] == 30
 
@@ -74,7 +60,7 @@ def test_a_noop_run_in_workers_matches_too(shop) -> None:
     outcomes = []
     for executor in (SerialExecutor(), ProcessExecutor(2)):
         planned = prepare(shop, "noop", ["update-address", "goodwill-credit"])
-        outcomes.append(_comparable(run_benchmark(shop, "noop", planned, executor=executor)))
+        outcomes.append(comparable(run_benchmark(shop, "noop", planned, executor=executor)))
     assert outcomes[0] == outcomes[1]
 
 

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
+from comparekit import comparable_result
 
 from assay.runs import prepare, run_benchmark
-
-VARYING = ("id", "started_at", "duration_s")
 
 
 def _runs(benchmark) -> list[tuple[str, tuple[str, ...], int]]:
@@ -21,13 +18,6 @@ def _runs(benchmark) -> list[tuple[str, tuple[str, ...], int]]:
     return [("reference", (), 2), ("noop", (), 1), *wrong]
 
 
-def _comparable(result) -> dict[str, Any]:
-    shown = result.as_json()
-    for key in VARYING:
-        shown.pop(key)
-    return shown
-
-
 @pytest.fixture(scope="module")
 def results(shop, shop_run) -> dict[tuple[str, str, int], tuple[dict, dict]]:
     """(task, agent, repeat) → its task run on SQLite and on PostgreSQL (shared with test_shop)."""
@@ -37,7 +27,10 @@ def results(shop, shop_run) -> dict[tuple[str, str, int], tuple[dict, dict]]:
         postgres = shop_run("postgresql", agent, task_ids, repeats).task_runs
         assert len(sqlite) == len(postgres)
         for one, two in zip(sqlite, postgres, strict=True):
-            paired[(one.task_id, agent, one.repeat)] = (_comparable(one), _comparable(two))
+            paired[(one.task_id, agent, one.repeat)] = (
+                comparable_result(one),
+                comparable_result(two),
+            )
     return paired
 
 

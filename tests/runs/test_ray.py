@@ -9,9 +9,9 @@ import os
 import shutil
 import signal
 from pathlib import Path
-from typing import Any
 
 import pytest
+from comparekit import comparable
 
 from assay.errors import SpecError, UsageError
 from assay.runs import SerialExecutor, open_benchmark, prepare, run_benchmark
@@ -43,20 +43,6 @@ def plain_handlers():
     yield
     for number, handler in saved.items():
         signal.signal(number, handler)
-
-
-def comparable(outcome) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A benchmark run less what differs from run to run: ids, timestamps, durations."""
-    run = outcome.benchmark_run.model_dump(mode="json")
-    for key in ("id", "started_at", "finished_at"):
-        run.pop(key)
-    task_runs = []
-    for result in outcome.task_runs:
-        shown = result.as_json()
-        for key in ("id", "started_at", "duration_s"):
-            shown.pop(key)
-        task_runs.append(shown)
-    return run, task_runs
 
 
 @pytest.fixture(scope="module")

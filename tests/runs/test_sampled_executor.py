@@ -9,22 +9,13 @@ import signal
 from typing import Any
 
 import pytest
+from comparekit import comparable
 
 from assay.runs import SerialExecutor, prepare, run_benchmark
 from assay.runs import execute as executing
 from assay.runs.execute import SAMPLE_RUNS, SampledExecutor
 from assay.runs.plan import PlannedRun
 from assay.score.result import TaskRunResult
-
-
-def _shown(outcome: Any) -> list[dict[str, Any]]:
-    shown = []
-    for result in outcome.task_runs:
-        data = result.as_json()
-        for key in ("id", "started_at", "duration_s"):
-            data.pop(key)
-        shown.append(data)
-    return shown
 
 
 def _run(shop: Any, executor: Any, **callbacks: Any) -> tuple[Any, list[PlannedRun]]:
@@ -50,7 +41,7 @@ def test_quick_task_runs_on_two_cores_stay_in_this_process(shop) -> None:
     outcome, planned, told = _told_run(shop, executor)
     assert not executor.pooled  # a millisecond a task run: a pool of two would finish later
     assert told == [(kind, run.id) for run in planned for kind in ("start", "result")]
-    assert _shown(outcome) == _shown(_run(shop, SerialExecutor())[0])
+    assert comparable(outcome) == comparable(_run(shop, SerialExecutor())[0])
 
 
 def test_the_rest_goes_to_a_pool_when_the_timing_says_it_is_sooner(shop, monkeypatch) -> None:
@@ -69,7 +60,7 @@ def test_the_rest_goes_to_a_pool_when_the_timing_says_it_is_sooner(shop, monkeyp
     for run in planned:
         assert told.count(("start", run.id)) == told.count(("result", run.id)) == 1
         assert told.index(("start", run.id)) < told.index(("result", run.id))
-    assert _shown(outcome) == _shown(_run(shop, SerialExecutor())[0])
+    assert comparable(outcome) == comparable(_run(shop, SerialExecutor())[0])
 
 
 @pytest.mark.parametrize("stopped_in", [5, SAMPLE_RUNS])
