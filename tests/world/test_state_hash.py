@@ -289,3 +289,17 @@ def test_a_locked_copy_reads_a_table_it_wrote_once_for_the_diff_and_the_hash(sna
     finally:
         copy.close()
         initial.close()
+
+
+def test_a_locked_copy_gives_every_row_for_a_negative_limit_read_or_kept(snapshot):
+    copy = SqliteCopy(snapshot)
+    try:
+        copy.execute("UPDATE tags SET hits = 5 WHERE name = 'red'")
+        copy.lock_readonly()
+        every = copy.connection.execute('SELECT * FROM "tags"').fetchall()
+        assert len(every) > 1
+        assert copy.table_rows("tags", -1)[1] == every  # read, and kept
+        assert copy.table_rows("tags", -1)[1] == every  # as kept
+        assert copy.table_rows("tags", 1)[1] == every[:1]
+    finally:
+        copy.close()

@@ -67,8 +67,8 @@ class WorldCopy(Database, Protocol):
         ...
 
     def table_rows(self, table: str, limit: int) -> Rows:
-        """Column names and the first `limit` rows of `table`, as the copy's own read (the state
-        diff's), not a check's."""
+        """Column names and the first `limit` rows of `table` (every row for a negative limit), as
+        the copy's own read (the state diff's), not a check's."""
         ...
 
     def run_limited(
@@ -232,22 +232,24 @@ class SqliteCopy(SqliteDatabase):
             return self.snapshot.state_hash(self._read_whole, self.written, logged)
 
     def table_rows(self, table: str, limit: int) -> Rows:
-        """The first `limit` rows of `table`, read as the hash reads (uncapped, past the
-        authorizer): once the copy is locked, a table read whole is read once for both."""
+        """The first `limit` rows of `table` (every row for a negative limit), read as the hash
+        reads (uncapped, past the authorizer): once the copy is locked, a table read whole is read
+        once for both."""
         if table in self._whole:
-            names, rows = self._whole[table]
-            return names, rows[:limit]
+            return self._kept(table, limit)
         with self._own_reads():
             return self._kept(table, limit)
 
     def _read_whole(self, table: str) -> list[tuple[Any, ...]]:
         """Every row of `table`, under `_own_reads`; kept once locked (`table_rows`)."""
-        if table in self._whole:
-            return self._whole[table][1]
-        return self._kept(table, -1)[1]  # LIMIT -1: every row
+        return self._kept(table, -1)[1]
 
     def _kept(self, table: str, limit: int) -> Rows:
-        """`SqliteDatabase.table_rows`, kept once the copy is locked if it read the whole table."""
+        """`SqliteDatabase.table_rows`, or the table as kept: a locked copy keeps a table it read
+        whole."""
+        if table in self._whole:
+            names, rows = self._whole[table]
+            return names, rows if limit < 0 else rows[:limit]
         names, rows = super().table_rows(table, limit)
         if self.locked and (limit < 0 or len(rows) < limit):
             self._whole[table] = names, rows

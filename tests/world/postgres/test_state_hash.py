@@ -111,6 +111,16 @@ def test_the_change_tables_are_not_state(world):
         copy.close()
 
 
+def test_a_copy_gives_every_row_for_a_negative_limit(world):
+    copy = world.backend.open_copy()
+    try:
+        names, rows = copy.table_rows("notes", -1)
+        assert names[:2] == ["id", "text"] and len(rows) == 2
+        assert copy.table_rows("notes", 1)[1] == rows[:1]
+    finally:
+        copy.close()
+
+
 def test_the_check_role_cannot_write_the_deltas(world):
     copy = world.backend.open_copy()
     try:

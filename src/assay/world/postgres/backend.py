@@ -154,7 +154,8 @@ class PostgresCopy(PostgresDatabase):
         return self._reading().run_limited(seconds, sql, params, max_rows)
 
     def table_rows(self, table: str, limit: int) -> Rows:
-        return self.fetch(f'SELECT * FROM "{table}" LIMIT {int(limit)}', ())
+        count = "ALL" if limit < 0 else int(limit)  # PostgreSQL refuses a negative LIMIT
+        return self.fetch(f'SELECT * FROM "{table}" LIMIT {count}', ())
 
     def state_hash(self, *, full: bool = False) -> str:
         """Content hash of the copy, equal to SQLite's for the same content: the template's
