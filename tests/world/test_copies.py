@@ -167,6 +167,26 @@ def test_a_copy_whose_task_run_did_what_a_rollback_does_not_undo_is_closed(world
     backend.drop(fresh)
 
 
+def test_a_write_prepared_in_an_earlier_task_run_on_the_copy_is_still_seen(world):
+    """The copy's authorizer sees a statement once, when SQLite prepares it: a task run that runs
+    again a statement an earlier task run prepared on the same copy still has its table written."""
+    backend = world.backend
+    update = "UPDATE tags SET hits = hits + 1 WHERE name = 'red'"
+    first = backend.open_copy()
+    start = first.state_hash()
+    first.execute(update)
+    changed = first.state_hash()
+    connection = first.connection
+    backend.drop(first)
+    again = backend.open_copy()
+    assert again.connection is connection
+    assert again.state_hash() == start
+    again.execute(update)
+    assert again.may_have_changed("tags")
+    assert again.state_hash() == changed != start
+    backend.drop(again)
+
+
 def test_a_copy_whose_connection_settings_changed_is_closed(world):
     backend = world.backend
     copy = backend.open_copy()

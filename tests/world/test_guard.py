@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import time
 
 import pytest
 from worldkit import write_world
 
 from assay.world import load_world
-from assay.world.guard import QueryFailed, QueryRefused, QueryTimeout
+from assay.world.guard import READ_MARK, WROTE, QueryFailed, QueryRefused, QueryTimeout
 
 
 @pytest.fixture
@@ -178,3 +179,40 @@ def test_a_query_that_only_waits_is_stopped_at_its_wall_clock_ceiling(locked):
     with pytest.raises(QueryTimeout, match=r"stopped after 0\.05s"):
         locked.run_limited(0.05, naps, {})  # ten seconds of naps
     assert 0.05 * WALL_CEILING <= time.monotonic() - began < 5
+
+
+def test_a_check_is_prepared_under_the_lock_whatever_a_tool_ran(tmp_path):
+    """The copy's authorizer sees a statement when SQLite prepares it, and a prepared statement is
+    kept for its text: a check's query is marked, so a tool's write of the same text is not the
+    statement the check runs."""
+    live = load_world(write_world(tmp_path)).reset()
+    insert = "INSERT INTO notes (text) VALUES ('x')"
+    live.db.execute(insert)
+    live.freeze()
+    with pytest.raises(QueryRefused, match=r"^refused: not authorized$"):
+        live.db.run_limited(1, insert, {})
+    assert live.db.run_limited(1, "SELECT count(*) FROM notes", {})[1] == [(3,)]
+    live.close()
+
+
+def test_a_query_that_wrote_past_the_authorizer_is_refused_and_taken_back(tmp_path):
+    """The lock's second layer: a statement prepared before the lock with the very text a check's
+    query runs as (which no tool can know) is not asked of the authorizer again; what it writes is
+    refused and undone."""
+    live = load_world(write_world(tmp_path)).reset()
+    insert = "INSERT INTO notes (text) VALUES ('x')"
+    live.db.execute(READ_MARK + insert)
+    live.freeze()
+    before = live.db.state_hash(full=True)
+    with pytest.raises(QueryRefused, match=f"^{WROTE}$"):
+        live.db.run_limited(1, insert, {})
+    assert live.db.run_limited(1, "SELECT count(*) FROM notes", {})[1] == [(3,)]
+    assert live.db.state_hash(full=True) == before
+    live.close()
+
+
+def test_a_copys_authorizer_cannot_be_replaced(tmp_path):
+    live = load_world(write_world(tmp_path)).reset()
+    with pytest.raises(sqlite3.ProgrammingError, match="authorizer cannot be changed"):
+        live.db.connection.set_authorizer(None)  # a tool that reached past `world.db`
+    live.close()

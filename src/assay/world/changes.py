@@ -9,6 +9,8 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from assay.world.guard import OWN_MARK
+
 CHANGES = "sandbox_changes"
 ROWID_NAMES = frozenset({"rowid", "_rowid_", "oid"})
 # A table smaller than this is cheaper to read whole than its triggers are to parse and to run on
@@ -68,8 +70,9 @@ def install(connection: sqlite3.Connection, tables: Sequence[str]) -> None:
 
 
 def track(connection: sqlite3.Connection) -> None:
-    """Rows that REPLACE deletes fire delete triggers only when triggers may recurse."""
-    connection.execute("PRAGMA recursive_triggers = ON")
+    """Rows that REPLACE deletes fire delete triggers only when triggers may recurse (assay's own
+    pragma, marked as such: `assay.world.guard.Gate`)."""
+    connection.execute(OWN_MARK + "PRAGMA recursive_triggers = ON")
 
 
 def logged(connection: sqlite3.Connection) -> dict[str, list[int]]:

@@ -18,16 +18,21 @@ import os
 import sqlite3
 import threading
 
+from assay.world.guard import OWN, OWN_MARK, GatedConnection
 from assay.world.snapshot import Snapshot
 
 IDLE_BYTES = 256 << 20  # idle copies kept per world, by their images' size (at least one)
 # run last in the task run's transaction: they leave last_insert_rowid() and changes() at 0, as
 # on a new connection, and the row goes with the rollback
-_COUNTERS_ZEROED = (
-    "INSERT OR REPLACE INTO sandbox_actions (id, turn, kind, status) VALUES (0, 0, '', '')",
-    "UPDATE sandbox_actions SET id = id WHERE 0",
-    "ROLLBACK",
+_COUNTERS_ZEROED = tuple(
+    OWN_MARK + statement  # statements of assay's own, which no tool can run as they are
+    for statement in (
+        "INSERT OR REPLACE INTO sandbox_actions (id, turn, kind, status) VALUES (0, 0, '', '')",
+        "UPDATE sandbox_actions SET id = id WHERE 0",
+        "ROLLBACK",
+    )
 )
+_BEGIN = OWN_MARK + "BEGIN"
 # set back to what a new connection has: the checks' lock and the hash change two, and a tool that
 # reaches past `world.db` could change any
 _LIMITS = tuple(value for name, value in vars(sqlite3).items() if name.startswith("SQLITE_LIMIT_"))
@@ -39,12 +44,12 @@ class CopyPool:
     def __init__(self, snapshot: Snapshot):
         self.snapshot = snapshot
         self.keep = max(1, IDLE_BYTES // max(len(snapshot.image), 1))
-        self._idle: list[sqlite3.Connection] = []
+        self._idle: list[GatedConnection] = []
         self._limits: dict[int, int] = {}
         self._lock = threading.Lock()
         self._pid = os.getpid()
 
-    def take(self) -> sqlite3.Connection:
+    def take(self) -> GatedConnection:
         """A connection holding exactly the starting state, inside the transaction its task run
         is to run in."""
         with self._lock:
@@ -53,17 +58,16 @@ class CopyPool:
             connection = self.snapshot.open_copy()
             if not self._limits:
                 self._limits = {limit: connection.getlimit(limit) for limit in _LIMITS}
-        connection.execute("BEGIN")
+        connection.execute(_BEGIN)
         return connection
 
-    def give_back(self, connection: sqlite3.Connection, settled: bool) -> None:
+    def give_back(self, connection: GatedConnection, settled: bool) -> None:
         """The task run is over: its copy is rolled back and kept for the next one, or closed if
         its task run did what a rollback does not undo (`settled` false) or enough are idle."""
         if not (settled and self._unchanged(connection)) or self._pid != os.getpid():
             connection.close()
             return
-        connection.set_authorizer(None)  # the checks' lock: it refuses the statements below
-        connection.execute("PRAGMA query_only = OFF")
+        connection.gate.mode = OWN  # past the checks' lock, which refuses the statements below
         for limit, value in self._limits.items():
             connection.setlimit(limit, value)
         for statement in _COUNTERS_ZEROED:

@@ -7,7 +7,17 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from assay.world.guard import deadline, lock_readonly, refused_or_failed, track_writes
+from assay.world.guard import (
+    OWN,
+    READ_MARK,
+    WROTE,
+    GatedConnection,
+    QueryRefused,
+    deadline,
+    lock_readonly,
+    refused_or_failed,
+    undo_writes,
+)
 
 if TYPE_CHECKING:
     from assay.world.changes import LoggedRows
@@ -180,16 +190,18 @@ class SqliteCopy(SqliteDatabase):
     """A fresh copy of a snapshot for one task run: tracks what it writes, then locks to read-only.
     `connection`: one holding exactly the snapshot's state (`assay.world.copies`), else a new one."""
 
-    def __init__(self, snapshot: Snapshot, connection: sqlite3.Connection | None = None):
+    connection: GatedConnection
+
+    def __init__(self, snapshot: Snapshot, connection: GatedConnection | None = None):
         super().__init__(snapshot.open_copy() if connection is None else connection)
         self.snapshot = snapshot
-        self.written: set[str] = set()
-        self.reshaped: set[str] = set()  # a changed schema may have dropped the change log
-        self.unsettled: set[int] = set()  # what a rollback does not undo: pragmas, transactions
-        self._authorizer = track_writes(
-            self.connection, self.written, self.reshaped, self.unsettled
-        )
+        gate = self.connection.gate
+        gate.begin()
+        self.written = gate.written
+        self.reshaped = gate.reshaped  # a changed schema may have dropped the change log
+        self.unsettled = gate.unsettled  # what a rollback does not undo: pragmas, transactions
         self.locked = False
+        self._changes = -1  # the connection's count of changes when it was locked
         self._logged_rows: dict[str, LoggedRows] | None = None
         # tables read whole once locked, the diff's and the hash's read (`table_rows`)
         self._whole: dict[str, Rows] = {}
@@ -199,7 +211,7 @@ class SqliteCopy(SqliteDatabase):
         """Whether rolling back the task run's transaction undoes all it did to the connection."""
         return not (self.reshaped or self.unsettled)
 
-    def release(self) -> sqlite3.Connection | None:
+    def release(self) -> GatedConnection | None:
         """The connection, taken from this copy (None if it was taken already): anything asked of
         the copy afterwards fails as on a closed one, so a late caller cannot reach the task run
         that uses the connection next."""
@@ -207,7 +219,7 @@ class SqliteCopy(SqliteDatabase):
         return None if connection is _released else connection
 
     def lock_readonly(self) -> None:
-        self._authorizer = lock_readonly(self.connection)
+        self._changes = lock_readonly(self.connection)
         self.locked = True
 
     def may_have_changed(self, table: str) -> bool:
@@ -267,35 +279,42 @@ class SqliteCopy(SqliteDatabase):
 
     @contextmanager
     def _own_reads(self) -> Iterator[None]:
-        """The copy's own reads (of the log too), uncapped in length. They only read, so neither
-        authorizer needs to see them: each would be called in Python for every column of every
-        table read (about a tenth of the hash)."""
+        """The copy's own reads (of the log too), uncapped in length and past the checks' lock."""
+        gate = self.connection.gate
         capped = self.connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, UNCAPPED)
-        self.connection.set_authorizer(None)
+        mode, gate.mode = gate.mode, OWN
         try:
             yield
         finally:
-            self.connection.set_authorizer(self._authorizer)
+            gate.mode = mode
             self.connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, capped)
 
     def run_limited(
         self, seconds: float, sql: str, params: Params, max_rows: int | None = None
     ) -> tuple[list[str], list[tuple[Any, ...]]]:
-        """One query on the locked copy, its first `max_rows` rows (all when None).
+        """One query on the locked copy, its first `max_rows` rows (all when None); marked
+        (`READ_MARK`), so that SQLite prepares it under the lock whatever the task run ran.
 
-        QueryRefused, QueryFailed, QueryLimit or QueryTimeout when it fails.
+        QueryRefused, QueryFailed, QueryLimit or QueryTimeout when it fails; QueryRefused, and
+        what it wrote taken back, if it changed the state past the lock's authorizer.
         """
+        failure: Exception | None = None
         try:
             with deadline(self.connection, seconds):
-                cursor = self.connection.execute(sql, params)
+                cursor = self.connection.execute(READ_MARK + sql, params)
                 try:
                     names = [column[0] for column in cursor.description or ()]
                     found = cursor.fetchall() if max_rows is None else cursor.fetchmany(max_rows)
                 finally:
                     cursor.close()  # ends the statement before the watchdog lets go of it
-                return names, found
         except sqlite3.Error as error:
-            raise refused_or_failed(error) from None
+            failure = refused_or_failed(error)
+        if self.locked and self.connection.total_changes != self._changes:
+            self._changes = undo_writes(self.connection)
+            raise QueryRefused(WROTE)
+        if failure is not None:
+            raise failure
+        return names, found
 
 
 class _Released:

@@ -18,6 +18,7 @@ from assay.formats.world import RESERVED_PREFIX, WorldSpec
 from assay.world import changes
 from assay.world.database import ChangedRows, SqliteDatabase
 from assay.world.digest import combine, digest_rows, row_text, text_hash, updated
+from assay.world.guard import OWN_MARK, GatedConnection
 from assay.world.readers import Readers
 from assay.world.reserved import RESERVED_TABLES, SQLITE_DDL
 from assay.world.seed import SeedTarget, load_seed
@@ -54,11 +55,14 @@ class Snapshot:
         default_factory=dict, compare=False, repr=False
     )
 
-    def open_copy(self) -> sqlite3.Connection:
-        """A fresh in-memory database holding exactly the starting state."""
-        connection = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    def open_copy(self) -> GatedConnection:
+        """A fresh in-memory database holding exactly the starting state, with its authorizer for
+        life (`assay.world.guard.Gate`)."""
+        connection = sqlite3.connect(
+            ":memory:", isolation_level=None, check_same_thread=False, factory=GatedConnection
+        )
         connection.deserialize(self.image)
-        connection.execute(f"PRAGMA cache_size = -{COPY_CACHE_KIB}")
+        connection.execute(f"{OWN_MARK}PRAGMA cache_size = -{COPY_CACHE_KIB}")
         if self.tracked:
             changes.track(connection)
         return connection
