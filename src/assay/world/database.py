@@ -223,7 +223,8 @@ class SqliteCopy(SqliteDatabase):
         self.locked = True
 
     def may_have_changed(self, table: str) -> bool:
-        """The authorizer saw every statement prepared on the copy, a trigger's included."""
+        """The authorizer saw every statement prepared on the copy, a trigger's included: in this
+        task run, or in an earlier one on the same copy (`assay.world.guard.Gate`)."""
         return bool(self.reshaped) or any(name.lower() == table for name in self.written)
 
     def changed_rows(self, keys: Mapping[str, Sequence[str]]) -> dict[str, ChangedRows]:
