@@ -1,8 +1,10 @@
-"""Runs of worlds/shop shared by the tests in this folder: each run is made once per backend."""
+"""Runs of worlds/shop shared by the tests in this folder (each run is made once per backend), and
+the stop signals as a terminal leaves them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import signal
+from collections.abc import Callable, Iterator, Sequence
 
 import pytest
 
@@ -27,3 +29,16 @@ def shop_run(request: pytest.FixtureRequest) -> ShopRun:
         return made[key]
 
     return run
+
+
+@pytest.fixture
+def plain_handlers() -> Iterator[None]:
+    """Ctrl-C and SIGTERM as a terminal leaves them (a shell running the suite in the background
+    may ignore SIGINT, and a stop handler leaves an ignored signal ignored), put back as they were
+    after the test."""
+    saved = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    yield
+    for number, handler in saved.items():
+        signal.signal(number, handler)

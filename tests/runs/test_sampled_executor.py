@@ -64,6 +64,7 @@ def test_the_rest_goes_to_a_pool_when_the_timing_says_it_is_sooner(shop, monkeyp
 
 
 @pytest.mark.parametrize("stopped_in", [5, SAMPLE_RUNS])
+@pytest.mark.usefixtures("plain_handlers")
 def test_a_stop_while_timing_starts_nothing_after(shop, stopped_in) -> None:
     """Ctrl-C during a timed task run (the last one too) lets it finish and begins no other."""
     began: list[PlannedRun] = []

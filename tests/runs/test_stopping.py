@@ -17,16 +17,7 @@ from assay.score.result import TaskRunResult
 NAP = f"{Path(__file__).parents[1] / 'e2e' / 'nap_agent.py'}:NapAgent"  # 0.5 s per task run
 
 
-@pytest.fixture(autouse=True)
-def plain_handlers():
-    """Ctrl-C and SIGTERM as a terminal leaves them (a shell running the suite in the background
-    may ignore SIGINT), put back as they were after each test."""
-    saved = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    yield
-    for number, handler in saved.items():
-        signal.signal(number, handler)
+pytestmark = pytest.mark.usefixtures("plain_handlers")
 
 
 @pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM])
