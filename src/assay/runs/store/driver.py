@@ -1,21 +1,19 @@
-"""Statements run on the database driver's own connection, compiled once: for the few writes and
-reads every served action makes, where SQLAlchemy's per-execution work (the execution context,
-events, result wrapping) cost several times the statement itself."""
+"""Statements compiled once and run on the database driver's own connection, with the parameters
+SQLAlchemy would bind: for the store's named statements (`assay.runs.store.lite`), where
+SQLAlchemy's per-execution work (the execution context, events, result wrapping) cost several
+times the statement itself."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:  # SQLAlchemy itself is not imported here: `assay.runs.store.lite` needs none
-    from sqlalchemy import Dialect, Engine
+    from sqlalchemy import Dialect
     from sqlalchemy.sql import ClauseElement
     from sqlalchemy.sql.compiler import SQLCompiler
-
-Found = TypeVar("Found")
 
 
 class Prepared:
@@ -115,89 +113,3 @@ def compile_statement(
     binds = {name: compiled.binds[name] for name in names}
     literals = {name: bind.effective_value for name, bind in binds.items() if not bind.required}
     return compiled, names, literals
-
-
-class Driver:
-    """One driver connection from the engine's pool, kept open; each `transaction` commits or rolls
-    back before it returns, so no transaction is left open between requests."""
-
-    def __init__(self, engine: Engine):
-        self.engine = engine
-        self.integrity_error: type[Exception] = engine.dialect.loaded_dbapi.IntegrityError
-        self._errors: type[Exception] = engine.dialect.loaded_dbapi.Error
-        self._sqlite = engine.dialect.name == "sqlite"  # in autocommit mode: BEGIN is ours to say
-        self._pooled: Any = None  # the pool's wrapper, which gives the connection back on close
-        self._connection: Any = None
-
-    def prepare(self, statement: ClauseElement, keys: Sequence[str] | None = None) -> Prepared:
-        return Prepared.compile(statement, self.engine.dialect, keys)
-
-    def one(self, prepared: Prepared, values: dict[str, Any]) -> tuple[Any, ...] | None:
-        """One statement as a transaction of its own; its first row, if it returns rows."""
-        return self._alone(
-            prepared, values, lambda cursor: cursor.fetchone() if cursor.description else None
-        )
-
-    def write(self, prepared: Prepared, values: dict[str, Any]) -> int:
-        """One statement as a transaction of its own; how many rows it wrote."""
-        written: int = self._alone(prepared, values, lambda cursor: cursor.rowcount)
-        return written
-
-    def _alone(
-        self, prepared: Prepared, values: dict[str, Any], take: Callable[[Any], Found]
-    ) -> Found:
-        connection = self._connect()
-        try:
-            cursor = connection.execute(prepared.sql, prepared.parameters(values))
-            found = take(cursor)
-            connection.commit()  # SQLite in autocommit mode has committed already: a no-op
-        except BaseException as error:
-            self._failed(error)
-            raise
-        return found
-
-    @contextmanager
-    def transaction(self) -> Iterator[Callable[..., Any]]:
-        """Statements in one transaction: `execute(prepared, values)` gives the cursor, and
-        `execute(prepared, [values, ...])` runs the statement once for each."""
-        connection = self._connect()
-        cursor = connection.cursor()
-
-        def execute(prepared: Prepared, values: dict[str, Any] | list[dict[str, Any]]) -> Any:
-            if isinstance(values, list):
-                return cursor.executemany(prepared.sql, [prepared.parameters(v) for v in values])
-            return cursor.execute(prepared.sql, prepared.parameters(values))
-
-        try:
-            if self._sqlite:
-                cursor.execute("BEGIN")
-            yield execute
-            cursor.close()
-            connection.commit()
-        except BaseException as error:
-            self._failed(error)
-            raise
-
-    def _failed(self, error: BaseException) -> None:
-        """Roll back; a connection the database failed on otherwise (lost, say) is given up, and
-        the next statement opens another."""
-        try:
-            self._connection.rollback()
-        except Exception:
-            pass
-        else:
-            if isinstance(error, self.integrity_error) or not isinstance(error, self._errors):
-                return
-        self._pooled.invalidate()
-        self._pooled = self._connection = None
-
-    def _connect(self) -> Any:
-        if self._connection is None:
-            self._pooled = self.engine.raw_connection()
-            self._connection = self._pooled.driver_connection
-        return self._connection
-
-    def close(self) -> None:
-        if self._pooled is not None:
-            self._pooled.close()
-            self._pooled = self._connection = None

@@ -1,7 +1,8 @@
-"""The statements of `assay run`'s path through the store, by name, written once as SQLAlchemy
-constructs: compiled for SQLite ahead of time into `sqlite_statements` (`python -m
-assay.runs.store.generate`), so that a run on an SQLite file never imports SQLAlchemy, and for
-another database when its store opens (`assay.runs.store.lite`)."""
+"""The statements of `assay run`'s path through the store and of task runs served over HTTP
+(`assay.runs.store.progress`), by name, written once as SQLAlchemy constructs: compiled for SQLite
+ahead of time into `sqlite_statements` (`python -m assay.runs.store.generate`), so that neither
+`assay run` nor `assay serve` on an SQLite file imports SQLAlchemy, and for another database when
+its store opens (`assay.runs.store.lite`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from sqlalchemy import (
     Text,
     and_,
     bindparam,
+    case,
     delete,
+    exists,
     func,
     insert,
     select,
@@ -28,6 +31,7 @@ from assay.runs.store.tables import (
     HEAD,
     benchmark_runs,
     check_runs,
+    task_run_actions,
     task_runs,
     trajectories,
     validations,
@@ -170,4 +174,107 @@ PATH: dict[str, tuple[ClauseElement, list[str] | None]] = {
     ),
     "ADD_CHECKS": (insert(check_runs), CHECK_KEYS),
     "ADD_TRAJECTORY": (insert(trajectories), ["task_run_id", "trajectory"]),
+}
+
+_ROW = task_runs.c.id == bindparam("row_id")
+_ACTION_KEYS = ["task_run_id", "seq", "action"]
+_STORED_ACTIONS = (
+    select(func.count())
+    .select_from(task_run_actions)
+    .where(task_run_actions.c.task_run_id == task_runs.c.id)
+    .scalar_subquery()
+)
+_CLAIM = STORE_RESULT.where(task_runs.c.phase != "completed")
+_SERVED_CHECKS = select(check_runs, task_runs.c.benchmark_run_id).join(
+    task_runs, task_runs.c.id == check_runs.c.task_run_id
+)
+_RUN_IDS = select(task_runs.c.id).where(_OF_RUN).order_by(task_runs.c.position)
+
+# task runs served over HTTP (`assay.runs.store.progress`, `assay.runs.store.completed`)
+PATH |= {
+    "TASK_RUN": (
+        select(
+            *(task_runs.c[name] for name in ("id", "benchmark_run_id", "task_id", "repeat")),
+            *(task_runs.c[name] for name in ("position", "phase", "status")),
+            _STORED_ACTIONS.label("actions"),
+        ).where(_ROW),
+        None,
+    ),
+    "START_TASK_RUN": (
+        update(task_runs)
+        .where(_ROW, task_runs.c.phase == "created")
+        .values(phase="started", status="active", started_at=bindparam("stamp")),
+        None,
+    ),
+    "START_SERVED_RUN": (
+        update(benchmark_runs)
+        .where(benchmark_runs.c.id == bindparam("row_id"), benchmark_runs.c.phase == "created")
+        .values(phase="started", started_at=bindparam("stamp")),
+        None,
+    ),
+    "RECORD_ACTION": (insert(task_run_actions), _ACTION_KEYS),
+    # one action kept only while its task run is started (and holds none at its place yet)
+    "RECORD_IF_STARTED": (
+        insert(task_run_actions).from_select(
+            _ACTION_KEYS,
+            select(
+                bindparam("task_run_id", type_=task_run_actions.c.task_run_id.type),
+                bindparam("seq", type_=task_run_actions.c.seq.type),
+                bindparam("action", type_=task_run_actions.c.action.type),
+            ).where(
+                exists().where(
+                    task_runs.c.id == bindparam("task_run_id"), task_runs.c.phase == "started"
+                )
+            ),
+        ),
+        None,
+    ),
+    "COUNT_FINISHED": (
+        select(func.count(), func.count(case((task_runs.c.phase == "completed", 1)))).where(
+            _OF_RUN
+        ),
+        None,
+    ),
+    "SET_TOKEN": (
+        update(benchmark_runs).where(benchmark_runs.c.id == bindparam("b_id")),
+        ["token_hash", "token_expires_at"],
+    ),
+    "RUN_OF_TOKEN": (
+        select(
+            benchmark_runs.c.id, benchmark_runs.c.token_expires_at, benchmark_runs.c.key_id
+        ).where(benchmark_runs.c.token_hash == bindparam("b_hash")),
+        None,
+    ),
+    "ACTIONS": (
+        select(task_run_actions.c.action)
+        .where(task_run_actions.c.task_run_id == bindparam("b_id"))
+        .order_by(task_run_actions.c.seq),
+        None,
+    ),
+    "CANCEL_UNSTARTED": (
+        update(task_runs)
+        .where(task_runs.c.id == bindparam("b_id"))
+        .values(phase="completed", status="cancelled"),
+        ["finished_at"],
+    ),
+    "STARTED_IDS": (_RUN_IDS.where(task_runs.c.phase == "started"), None),
+    "UNFINISHED_IDS": (_RUN_IDS.where(_UNFINISHED), None),
+    "CHECK_RUN": (_SERVED_CHECKS.where(check_runs.c.id == bindparam("b_id")), None),
+    "CHECK_RUNS_AFTER": (
+        _SERVED_CHECKS.where(
+            check_runs.c.task_run_id == bindparam("b_id"),
+            check_runs.c.position > bindparam("b_after"),
+        )
+        .order_by(check_runs.c.position)
+        .limit(bindparam("b_limit")),
+        None,
+    ),
+    "CLAIM": (_CLAIM, CLAIM_KEYS),
+    # a task run graded on the copy this process held, with no read before: claimed only while it
+    # is started and holds exactly the actions the copy took (no other server acted on or finished
+    # it)
+    "CLAIM_HELD": (
+        _CLAIM.where(task_runs.c.phase == "started", bindparam("b_actions") == _STORED_ACTIONS),
+        CLAIM_KEYS,
+    ),
 }
