@@ -34,15 +34,7 @@ def local_ray():
     ray.shutdown()
 
 
-@pytest.fixture(autouse=True)
-def plain_handlers():
-    """Ctrl-C and SIGTERM as a terminal leaves them, put back as they were after each test."""
-    saved = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    yield
-    for number, handler in saved.items():
-        signal.signal(number, handler)
+pytestmark = pytest.mark.usefixtures("plain_handlers")  # tests/runs/conftest.py
 
 
 @pytest.fixture(scope="module")

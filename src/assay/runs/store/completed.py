@@ -9,14 +9,6 @@ from assay.runs.store.records import check_values, split_result, stored_result_r
 from assay.score.result import TaskRunResult
 
 
-def integrity_error(error: Exception) -> bool:
-    """Whether a store's error is a broken constraint (a key taken already): the store raises the
-    driver's errors as SQLAlchemy does (`assay.runs.store.lite.dbapi_error`), which imports it."""
-    from sqlalchemy.exc import IntegrityError
-
-    return isinstance(error, IntegrityError)
-
-
 class CompletedWriter:
     """Stores completed task runs whole: the task run's row, its check runs, its trajectory."""
 

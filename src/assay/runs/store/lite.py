@@ -139,6 +139,14 @@ def dbapi_error(error: Exception, last: tuple[str, Any], base: type[Exception]) 
     return DBAPIError.instance(sql, parameters, error, base, ismulti=isinstance(parameters, list))
 
 
+def integrity_error(error: Exception) -> bool:
+    """Whether an error of the store's statements is a broken constraint (a key taken already),
+    as `dbapi_error` raises it (SQLAlchemy is imported by then)."""
+    from sqlalchemy.exc import IntegrityError
+
+    return isinstance(error, IntegrityError)
+
+
 class Statements:
     """Where named statements run; `transaction` commits, or rolls back on any error."""
 

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay.runs.stamps import now
-from assay.runs.store.completed import CompletedWriter, integrity_error
+from assay.runs.store.completed import CompletedWriter
+from assay.runs.store.lite import integrity_error
 from assay.runs.store.repository import Store
 from assay.score.result import TaskRunResult
 
@@ -74,24 +75,21 @@ class Progress:
     def record_action(self, task_run_id: str, seq: int, action: dict[str, Any]) -> bool:
         """Keep one action; it is on disk before the agent sees what it did. False when the task
         run already holds an action at `seq` (another server acted first)."""
-        values = {"task_run_id": task_run_id, "seq": seq, "action": action}
-        try:
-            self.statements.write("RECORD_ACTION", values)
-        except Exception as error:
-            if integrity_error(error):
-                return False
-            raise
-        return True
+        return self._write_unless_taken("RECORD_ACTION", task_run_id, seq, action) == 1
 
     def record_if_started(self, task_run_id: str, seq: int, action: dict[str, Any]) -> bool:
         """Keep one action if the task run is in phase `started` and holds none at `seq` yet, in one
         statement; False, and nothing kept, otherwise."""
+        return self._write_unless_taken("RECORD_IF_STARTED", task_run_id, seq, action) == 1
+
+    def _write_unless_taken(self, name: str, task_run_id: str, seq: int, action: Any) -> int:
+        """How many actions the statement kept: none when the task run holds one at `seq`."""
         values = {"task_run_id": task_run_id, "seq": seq, "action": action}
         try:
-            return self.statements.write("RECORD_IF_STARTED", values) == 1
+            return self.statements.write(name, values)
         except Exception as error:
             if integrity_error(error):
-                return False
+                return 0
             raise
 
     def save_completed(
