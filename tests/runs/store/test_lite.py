@@ -20,7 +20,7 @@ from assay.runs.store import open_store, repository
 from assay.runs.store import records as store_records
 from assay.runs.store.batch import commit
 from assay.runs.store.generate import TARGET, source
-from assay.runs.store.lite import SqliteFile
+from assay.runs.store.lite import SqliteFile, Statements
 from assay.runs.store.location import connect, locate
 from assay.runs.store.migrate import MIGRATIONS
 from assay.runs.store.repository import Store
@@ -35,10 +35,12 @@ def test_the_compiled_statements_are_those_the_generator_makes_now():
     assert TARGET.read_text(encoding="utf-8") == source()
 
 
-class SqlalchemyStatements:
-    """The same named statements run by SQLAlchemy itself: binding as it always has."""
+class SqlalchemyStatements(Statements):
+    """The same named statements run by SQLAlchemy itself: binding as it always has (a lone
+    statement's `read` and `write` in a transaction, as `Statements` runs them)."""
 
     def __init__(self, engine: Engine):
+        super().__init__()
         self.engine = engine
 
     @contextmanager

@@ -222,8 +222,8 @@ class SqliteFile(Statements):
         return written
 
     def _alone(self, prepared: Prepared, values: dict[str, Any]) -> sqlite3.Cursor:
-        """In autocommit mode one statement is a transaction of its own: no BEGIN, no COMMIT (the
-        served actions' statements, one each, are a fifth cheaper so)."""
+        """In autocommit mode one statement is a transaction of its own: no BEGIN, no COMMIT (each
+        served action's statements cost as they did on the driver connection they ran on before)."""
         parameters = prepared.parameters(values)
         try:
             return self._connection().execute(prepared.sql, parameters)

@@ -18,14 +18,12 @@ if TYPE_CHECKING:
 class TaskRunReads(StorePart):
     def task_states(self, run_id: str) -> list[TaskRunState]:
         """Every task run of the run, finished or not, in planned order."""
-        with self.statements.transaction() as transaction:
-            rows = transaction.rows("TASK_STATES", {"b_run": run_id})
+        rows = self.statements.read("TASK_STATES", {"b_run": run_id})
         return [TaskRunState(*row) for row in rows]
 
     def task_rows(self, run_id: str) -> list[TaskRow]:
         """The aggregation rows of the run's finished task runs; cancelled ones do not count."""
-        with self.statements.transaction() as transaction:
-            rows = transaction.rows("TASK_ROWS", {"b_run": run_id})
+        rows = self.statements.read("TASK_ROWS", {"b_run": run_id})
         return [task_row(row) for row in rows]
 
     def results(
@@ -60,8 +58,7 @@ class TaskRunReads(StorePart):
     def _each_stored(
         self, run_id: str, trajectories_too: bool, page: int
     ) -> Iterator[tuple[Any, list[Any], Any]]:
-        with self.statements.transaction() as transaction:
-            found = transaction.rows("FINISHED_POSITIONS", {"b_run": run_id})
+        found = self.statements.read("FINISHED_POSITIONS", {"b_run": run_id})
         # each position once: a page holds every task run at its positions, never one twice
         positions = list(dict.fromkeys(row.position for row in found))
         for start in range(0, len(positions), page):

@@ -41,8 +41,7 @@ class ValidationRecords(StorePart):
     def latest_validations(self, world: str, version: str) -> list[dict[str, Any]]:
         """The newest validation of each (task_id, task_hash) of a world version, as
         `{task_id, task_hash, passed, record, validated_at}`."""
-        with self.statements.transaction() as transaction:
-            rows = transaction.rows("VALIDATIONS", {"b_world": world, "b_version": version})
+        rows = self.statements.read("VALIDATIONS", {"b_world": world, "b_version": version})
         latest = {
             (row.task_id, row.task_hash): {
                 "task_id": row.task_id,
